@@ -1,0 +1,27 @@
+//! The shogi rules core: types, bitboards, attack tables, hands, keys, positions, SFEN,
+//! validity, legal move generation and perft. No I/O.
+//!
+//! Layering: `types` → `bitboard` → `attacks` → `hand`, `zobrist` → `position` (+ `sfen`,
+//! `validity`) → `movegen` → `perft`. Nothing here depends on codecs, the solver or the
+//! pipeline.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod hand;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod sfen;
+pub mod types;
+pub mod validity;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use hand::{Hand, HandRelation, HAND_BIT_MASK, HAND_BORROW_MASK};
+pub use moves::{Move, MoveList};
+pub use position::Position;
+pub use sfen::{SfenError, STARTPOS};
+pub use types::{Color, Piece, PieceType, Square};
+pub use validity::Invalid;
+pub use zobrist::Fingerprint;

@@ -1,0 +1,374 @@
+//! Legal move generation: all legal moves, evasions, captures and checking moves, plus
+//! [`Position::is_legal`] for moves that come from files.
+//!
+//! # Rules implemented
+//! - Every non-promotion is generated where it is legal (pawn, lance, bishop, rook
+//!   non-promotions inside the zone included): this is the truth for perft and legality.
+//!   Pawns and lances cannot stay unpromoted on the last rank, knights on the last two.
+//! - Drops: pawns only on files without an own unpromoted pawn (the free-files mask comes
+//!   from [`Bitboard::pawn_free_files`], no per-square loop), never on the last rank; lances
+//!   not on the last rank, knights not on the last two.
+//! - Pawn-drop mate (打ち歩詰め) is illegal. It can only be a drop on the one square in
+//!   front of the enemy king, so the generator tests that one candidate when it appears
+//!   ([`is_pawn_drop_mate`]), not every drop (seed 002).
+//! - Pins: a pinned piece moves only along the line through its king.
+//!
+//! Generation never allocates; moves go into a [`MoveList`].
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::moves::{Move, MoveList};
+use super::position::Position;
+use super::types::{Color, PieceType, Square};
+
+/// Appends `from -> to` for every `to` in `targets`, with the promotion choices the rules
+/// allow for a piece of kind `pt` of colour `us`.
+#[inline(always)]
+fn push_piece_moves(
+    list: &mut MoveList,
+    us: Color,
+    pt: PieceType,
+    from: Square,
+    targets: Bitboard,
+) {
+    let zone = Bitboard::forward_ranks(us, 3);
+    match pt {
+        PieceType::Pawn | PieceType::Lance => {
+            let last = Bitboard::forward_ranks(us, 1);
+            for to in targets & zone {
+                list.push(Move::new(from, to, true));
+            }
+            for to in targets.and_not(last) {
+                list.push(Move::new(from, to, false));
+            }
+        }
+        PieceType::Knight => {
+            let last_two = Bitboard::forward_ranks(us, 2);
+            for to in targets & zone {
+                list.push(Move::new(from, to, true));
+            }
+            for to in targets.and_not(last_two) {
+                list.push(Move::new(from, to, false));
+            }
+        }
+        PieceType::Silver | PieceType::Bishop | PieceType::Rook => {
+            let promotable = if zone.has(from) {
+                targets
+            } else {
+                targets & zone
+            };
+            for to in promotable {
+                list.push(Move::new(from, to, true));
+            }
+            for to in targets {
+                list.push(Move::new(from, to, false));
+            }
+        }
+        _ => {
+            for to in targets {
+                list.push(Move::new(from, to, false));
+            }
+        }
+    }
+}
+
+/// Board moves of every non-king piece of the side to move into `target`, pins respected.
+#[inline(always)]
+fn push_board_moves(pos: &Position, list: &mut MoveList, target: Bitboard, pinned: Bitboard) {
+    let us = pos.side_to_move();
+    let ksq = pos.king_square(us);
+    let occ = pos.occupied();
+    let movers = pos.pieces_of(us).without(ksq);
+    for from in movers {
+        let Some(p) = pos.piece_on(from) else {
+            continue;
+        };
+        let pt = p.piece_type();
+        let mut targets = attacks::piece(us, pt, from, occ) & target;
+        if pinned.has(from) {
+            targets &= attacks::line(ksq, from);
+        }
+        if targets.is_nonempty() {
+            push_piece_moves(list, us, pt, from, targets);
+        }
+    }
+}
+
+/// King moves of the side to move into `target` that do not walk into an attack.
+#[inline(always)]
+fn push_king_moves(pos: &Position, list: &mut MoveList, target: Bitboard) {
+    let us = pos.side_to_move();
+    let ksq = pos.king_square(us);
+    let occ = pos.occupied().without(ksq);
+    for to in attacks::king(ksq) & target {
+        if pos.attackers_to(us.flip(), to, occ).is_empty() {
+            list.push(Move::new(ksq, to, false));
+        }
+    }
+}
+
+/// Squares where the side to move may drop a pawn (files, last rank), ignoring
+/// pawn-drop mate.
+#[inline(always)]
+fn pawn_drop_squares(pos: &Position, us: Color) -> Bitboard {
+    Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn))
+        .and_not(Bitboard::forward_ranks(us, 1))
+}
+
+/// Drops of the side to move onto `target` (a subset of the empty squares).
+#[inline(always)]
+fn push_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
+    let us = pos.side_to_move();
+    let hand = pos.hand(us);
+    if hand.is_empty() || target.is_empty() {
+        return;
+    }
+    if hand.has(PieceType::Pawn) {
+        let mut squares = target & pawn_drop_squares(pos, us);
+        let front = attacks::pawn(us.flip(), pos.king_square(us.flip()));
+        if (squares & front).is_nonempty() {
+            if let Some(sq) = front.lsb() {
+                if is_pawn_drop_mate(pos, sq) {
+                    squares = squares.without(sq);
+                }
+            }
+        }
+        for to in squares {
+            list.push(Move::drop(PieceType::Pawn, to));
+        }
+    }
+    if hand.has(PieceType::Lance) {
+        for to in target.and_not(Bitboard::forward_ranks(us, 1)) {
+            list.push(Move::drop(PieceType::Lance, to));
+        }
+    }
+    if hand.has(PieceType::Knight) {
+        for to in target.and_not(Bitboard::forward_ranks(us, 2)) {
+            list.push(Move::drop(PieceType::Knight, to));
+        }
+    }
+    for pt in [
+        PieceType::Silver,
+        PieceType::Gold,
+        PieceType::Bishop,
+        PieceType::Rook,
+    ] {
+        if hand.has(pt) {
+            for to in target {
+                list.push(Move::drop(pt, to));
+            }
+        }
+    }
+}
+
+/// Whether dropping a pawn of the side to move on `to` (the square in front of the enemy
+/// king, empty) would checkmate: no enemy piece can take it (the king only where `to` is not
+/// defended) and the king has no other flight. Interposition is impossible: the check is
+/// adjacent.
+pub fn is_pawn_drop_mate(pos: &Position, to: Square) -> bool {
+    let us = pos.side_to_move();
+    let them = us.flip();
+    let eksq = pos.king_square(them);
+    let occ = pos.occupied().with(to);
+    // Capture by a non-king piece that is free to move to `to`. Pins are computed without
+    // the new pawn; adding a piece can only release pins, and a piece it releases stands on
+    // the king's file beyond `to`, so its capture stays on its pin line anyway.
+    let pinned = pos.pinned(them);
+    let capturers = pos.attackers_to(them, to, occ).without(eksq);
+    for c in capturers {
+        if !pinned.has(c) || attacks::line(eksq, c).has(to) {
+            return false;
+        }
+    }
+    // King flights, capture of the pawn included.
+    let occ_no_king = occ.without(eksq);
+    for s in attacks::king(eksq).and_not(pos.pieces_of(them)) {
+        if pos.attackers_to(us, s, occ_no_king).is_empty() {
+            return false;
+        }
+    }
+    true
+}
+
+/// All legal moves of the side to move, into `list` (cleared first).
+pub fn generate_legal(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    if pos.in_check() {
+        generate_evasions(pos, list);
+        return;
+    }
+    let us = pos.side_to_move();
+    let pinned = pos.pinned(us);
+    let target = !pos.pieces_of(us);
+    push_board_moves(pos, list, target, pinned);
+    push_king_moves(pos, list, target);
+    push_drops(pos, list, !pos.occupied());
+}
+
+/// Legal moves out of check (appended to `list`). The side to move must be in check.
+pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let ksq = pos.king_square(us);
+    push_king_moves(pos, list, !pos.pieces_of(us));
+    let checkers = pos.checkers();
+    if checkers.more_than_one() {
+        return;
+    }
+    let Some(checker) = checkers.lsb() else {
+        return;
+    };
+    let between = attacks::between(ksq, checker);
+    push_board_moves(pos, list, between.with(checker), pos.pinned(us));
+    push_drops(pos, list, between);
+}
+
+/// Legal captures of the side to move, into `list` (cleared first).
+pub fn generate_captures(pos: &Position, list: &mut MoveList) {
+    let them = pos.pieces_of(pos.side_to_move().flip());
+    generate_legal(pos, list);
+    list.retain(|m| !m.is_drop() && them.has(m.to()));
+}
+
+/// Legal moves of the side to move that give check, into `list` (cleared first).
+pub fn generate_checks(pos: &Position, list: &mut MoveList) {
+    generate_legal(pos, list);
+    list.retain(|m| pos.gives_check(m));
+}
+
+/// Whether the side to move has at least one legal move.
+pub fn has_legal_move(pos: &Position) -> bool {
+    let mut list = MoveList::new();
+    generate_legal(pos, &mut list);
+    !list.is_empty()
+}
+
+impl Position {
+    /// All legal moves, as a convenience over [`generate_legal`].
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        generate_legal(self, &mut list);
+        list
+    }
+
+    /// Whether `m` is legal here. Accepts any bits (moves read from files), never panics.
+    pub fn is_legal(&self, m: Move) -> bool {
+        if m.is_none() {
+            return false;
+        }
+        let us = self.side_to_move();
+        let ksq = self.king_square(us);
+        let to = m.to();
+        if self.piece_on(to).is_some_and(|p| p.color() == us) {
+            return false;
+        }
+        let checkers = self.checkers();
+        if m.is_drop() {
+            let pt = m.drop_piece();
+            if !self.hand(us).has(pt) || self.piece_on(to).is_some() {
+                return false;
+            }
+            let allowed = match pt {
+                PieceType::Pawn => {
+                    pawn_drop_squares(self, us).has(to)
+                        && !(attacks::pawn(us, to).has(self.king_square(us.flip()))
+                            && is_pawn_drop_mate(self, to))
+                }
+                PieceType::Lance => !Bitboard::forward_ranks(us, 1).has(to),
+                PieceType::Knight => !Bitboard::forward_ranks(us, 2).has(to),
+                _ => true,
+            };
+            if !allowed {
+                return false;
+            }
+            return match checkers.lsb() {
+                None => true,
+                Some(c) => !checkers.more_than_one() && attacks::between(ksq, c).has(to),
+            };
+        }
+        let from = m.from();
+        let Some(p) = self.piece_on(from) else {
+            return false;
+        };
+        if p.color() != us {
+            return false;
+        }
+        let pt = p.piece_type();
+        if !attacks::piece(us, pt, from, self.occupied()).has(to) {
+            return false;
+        }
+        let zone = Bitboard::forward_ranks(us, 3);
+        if m.is_promotion() {
+            if !pt.can_promote() || !(zone.has(from) || zone.has(to)) {
+                return false;
+            }
+        } else {
+            let forbidden = match pt {
+                PieceType::Pawn | PieceType::Lance => Bitboard::forward_ranks(us, 1),
+                PieceType::Knight => Bitboard::forward_ranks(us, 2),
+                _ => Bitboard::EMPTY,
+            };
+            if forbidden.has(to) {
+                return false;
+            }
+        }
+        if pt == PieceType::King {
+            return self
+                .attackers_to(us.flip(), to, self.occupied().without(from))
+                .is_empty();
+        }
+        if let Some(c) = checkers.lsb() {
+            if checkers.more_than_one() || !attacks::between(ksq, c).with(c).has(to) {
+                return false;
+            }
+        }
+        !self.pinned(us).has(from) || attacks::line(ksq, from).has(to)
+    }
+
+    /// Whether the side to move is checkmated (in check, no legal move).
+    pub fn is_checkmated(&self) -> bool {
+        self.in_check() && !has_legal_move(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn legal(sfen: &str) -> Vec<String> {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let mut v: Vec<String> = pos.legal_moves().iter().map(|m| m.to_usi()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn pawn_drop_mate_is_excluded_but_checking_pawn_drops_stay() {
+        // Corpus perft position: P*1b would mate (gold on 2c guards it, knight on 3c covers
+        // 2a), so it is illegal; is_legal agrees.
+        let sfen = "8k/9/6NG1/9/9/9/9/9/K8 b P 1";
+        let pos = Position::from_sfen(sfen).unwrap();
+        let p1b = Move::from_usi("P*1b").unwrap();
+        assert!(!legal(sfen).contains(&"P*1b".to_string()));
+        assert!(!pos.is_legal(p1b));
+        assert!(is_pawn_drop_mate(&pos, p1b.to()));
+        // Without the knight the king escapes to 2a: the same drop is a legal check.
+        let sfen = "8k/9/7G1/9/9/9/9/9/K8 b P 1";
+        assert!(legal(sfen).contains(&"P*1b".to_string()));
+    }
+
+    #[test]
+    fn is_legal_agrees_with_generation() {
+        for sfen in [
+            super::super::sfen::STARTPOS,
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+        ] {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let list = pos.legal_moves();
+            for raw in 0..=u16::MAX {
+                if let Some(m) = Move::from_apery16(raw) {
+                    assert_eq!(pos.is_legal(m), list.contains(m), "{sfen} {m}");
+                }
+            }
+        }
+    }
+}
