@@ -1,1 +1,6 @@
-//! Integration tests: one binary.
+//! Integration tests, one binary (ripgrep style). Each module tests one area against
+//! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
+//! README).
+
+mod perft;
+mod support;
