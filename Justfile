@@ -6,7 +6,7 @@ run:
 
 # the default test run (what CI runs)
 test:
-    bash .ci/run
+    cargo test --release
 
 # slow tests: perft depth 5, large differential runs
 test-slow:
