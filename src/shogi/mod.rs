@@ -7,7 +7,9 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod checks;
 pub mod hand;
+pub mod mate1;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
