@@ -5,7 +5,8 @@
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
 //! nodes, nodes/s, conflicts, ratios); then criterion measures our solver.
-//! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi.
+//! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
+//! `MATE_BENCH_NODES=10000` picks the summary budgets.
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
@@ -68,7 +69,11 @@ fn run_peer(nodes: u64) -> Option<serde_json::Value> {
 }
 
 fn summary(set: &mut [Position]) {
-    for nodes in [10_000u64, 100_000] {
+    let budgets: Vec<u64> = std::env::var("MATE_BENCH_NODES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000, 100_000]);
+    for nodes in budgets {
         let (secs, res, total) = run_ours(set, nodes);
         let mates = res
             .iter()

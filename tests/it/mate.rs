@@ -150,3 +150,39 @@ fn mate1_is_exact_on_all_labelled_positions() {
     assert_eq!(checked, 20_000);
     assert_eq!(with_mate, 522);
 }
+
+/// The solver's fast generators against the reference ones on every labelled position and
+/// on every child of every 4th: checking moves as a set, evasion existence as a boolean.
+#[test]
+fn fast_generators_equal_reference() {
+    use posfilter::shogi::checks::generate_checks_fast;
+    use posfilter::shogi::mate1::has_evasion;
+    use posfilter::shogi::movegen::{generate_checks, has_legal_move};
+    fn same(p: &Position) -> bool {
+        let (mut a, mut b) = (MoveList::new(), MoveList::new());
+        generate_checks_fast(p, &mut a);
+        generate_checks(p, &mut b);
+        let mut a: Vec<u16> = a.iter().map(|m| m.raw()).collect();
+        let mut b: Vec<u16> = b.iter().map(|m| m.raw()).collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b && (!p.in_check() || has_evasion(p) == has_legal_move(p))
+    }
+    let mut n = 0;
+    for (i, r) in jsonl("mate/labels.jsonl").iter().enumerate() {
+        let mut p = pos(r["sfen"].as_str().unwrap());
+        assert!(same(&p), "{}", p.to_sfen());
+        n += 1;
+        if i % 4 == 0 {
+            let mut legal = MoveList::new();
+            generate_legal(&p, &mut legal);
+            for &m in &legal {
+                p.do_move(m);
+                assert!(same(&p), "{}", p.to_sfen());
+                p.undo_move();
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 300_000, "{n}");
+}
