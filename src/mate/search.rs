@@ -2,7 +2,7 @@
 //!
 //! # Variant
 //! Nagai's df-pn (recursive, thresholds `thpn`/`thdn`, children thresholds
-//! `min(th, second + 1)` for the minimised number and `th - total + child` for the summed
+//! `min(th, second * (1 + ε) + 1)` (ε = 1/4, see `pndn.rs`) for the minimised number and `th - total + child` for the summed
 //! one) with *local expansion*: each visited node keeps its children's numbers in a per-ply
 //! buffer for as long as it is on the stack, so a child's result (including a
 //! path-dependent one) is seen exactly as it was returned, not re-read from a table that
@@ -330,27 +330,28 @@ impl Searcher {
         let mut checks = MoveList::new();
         generate_checks_fast(pos, &mut checks);
         for &m in &checks {
-            pos.do_move(m);
-            let c = if self.path.contains(pos.key()) {
+            let (bk, hk, child_hand) = pos.keys_after(m);
+            let c = if self.path.contains(bk ^ hk) {
                 Child::disproven(m, Hand::EMPTY, PATH_DEPENDENT)
             } else {
-                match self.probe(pos) {
+                match self.table.probe(bk ^ self.salt, child_hand) {
                     Probe::Proven { hand, len } => Child::proven(m, hand, len),
                     Probe::Disproven { hand } => Child::disproven(m, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
                     Probe::Miss => {
+                        pos.do_move(m);
                         let n = evasion_classes(pos, false);
-                        if n == 0 {
+                        let c = if n == 0 {
                             Child::proven(m, self.checkmate_proof(pos), 0)
                         } else {
-                            let key = self.tt_key(pos);
-                            self.table.store(key, pos.hand(self.attacker), n, 1, 0, 0);
+                            self.table.store(bk ^ self.salt, child_hand, n, 1, 0, 0);
                             Child::unknown(m, n, 1, Hand::EMPTY)
-                        }
+                        };
+                        pos.undo_move();
+                        c
                     }
                 }
             };
-            pos.undo_move();
             kids.push(c);
             if c.pn == 0 {
                 break;
@@ -364,19 +365,24 @@ impl Searcher {
         let mut evasions = MoveList::new();
         generate_evasions(pos, &mut evasions);
         let mut checks = MoveList::new();
+        let hand = pos.hand(self.attacker);
         for &e in &evasions {
-            pos.do_move(e);
-            let c = if self.path.contains(pos.key()) {
+            let (bk, hk, _) = pos.keys_after(e);
+            let c = if self.path.contains(bk ^ hk) {
                 Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT)
             } else {
-                match self.probe(pos) {
+                match self.table.probe(bk ^ self.salt, hand) {
                     Probe::Proven { hand, len } => Child::proven(e, hand, len),
                     Probe::Disproven { hand } => Child::disproven(e, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-                    Probe::Miss => self.leaf_or(pos, e, depth + 1, &mut checks),
+                    Probe::Miss => {
+                        pos.do_move(e);
+                        let c = self.leaf_or(pos, e, depth + 1, &mut checks);
+                        pos.undo_move();
+                        c
+                    }
                 }
             };
-            pos.undo_move();
             kids.push(c);
             if c.dn == 0 {
                 break;

@@ -9,6 +9,7 @@ pub mod attacks;
 pub mod bitboard;
 pub mod checks;
 pub mod hand;
+pub mod keys_after;
 pub mod mate1;
 pub mod movegen;
 pub mod moves;
