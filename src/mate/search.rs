@@ -422,8 +422,9 @@ impl Searcher {
             }
         }
         // Remember the test's outcome so that revisits do not repeat it.
-        self.table.store(key, hand, 1, 1, 0, 0);
-        Child::unknown(e, 1, 1, Hand::EMPTY)
+        let dn = leaf_dn(checks.len());
+        self.table.store(key, hand, 1, dn, 0, 0);
+        Child::unknown(e, 1, dn, Hand::EMPTY)
     }
 
     /// The node's result from its children.
@@ -514,4 +515,11 @@ impl Searcher {
             flags: 0,
         }
     }
+}
+
+/// Initial dn of a new OR node with `checks` checking moves: more checks, harder to
+/// disprove.
+#[inline(always)]
+fn leaf_dn(checks: usize) -> PnDn {
+    (checks as PnDn).min(4)
 }
