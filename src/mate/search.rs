@@ -54,6 +54,12 @@ pub struct Outcome {
     pub flags: u8,
 }
 
+/// Child flag (never returned): an interposing drop not yet expanded. Drops onto one
+/// square are expanded one at a time (KomoringHeights' delayed expansion): the next is
+/// revealed only when the previous one is proven, so a useless interposition costs one
+/// child instead of seven, and a disproof needs only the visible ones.
+const HIDDEN: u8 = 0x80;
+
 #[derive(Clone, Copy, Debug)]
 struct Child {
     mv: Move,
@@ -110,7 +116,12 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     let mut second = INF;
     let mut sum: PnDn = 0;
     let mut best = 0;
+    let mut hidden = false;
     for (i, c) in kids.iter().enumerate() {
+        if c.flags & HIDDEN != 0 {
+            hidden = true;
+            continue;
+        }
         let (mn, sm) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
         sum = pndn::add(sum, sm);
         if mn < min {
@@ -126,6 +137,10 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     }
     if min == 0 {
         sum = INF;
+    }
+    if hidden && !or_node && sum == 0 {
+        // Never a proof while a drop is still hidden (reveal keeps this unreachable).
+        sum = 1;
     }
     if or_node {
         Summary {
@@ -184,6 +199,8 @@ pub struct Searcher {
     pub max_plies: u32,
     /// The current path.
     pub path: Path,
+    /// Whether new AND nodes test their children for mate in 1 (the 2-ply test).
+    pub two_ply: bool,
     stacks: Vec<Vec<Child>>,
 }
 
@@ -200,6 +217,7 @@ impl Searcher {
             stopped: false,
             max_plies: MAX_DEPTH,
             path: Path::new(),
+            two_ply: true,
             stacks: Vec::new(),
         }
     }
@@ -303,6 +321,9 @@ impl Searcher {
                 len: r.len,
                 flags: r.flags,
             };
+            if !or_node && r.pn == 0 && best.mv.is_drop() {
+                self.reveal(pos, depth, &mut kids, s.best);
+            }
         }
         let out = self.finish(pos, or_node, &kids, hand);
         let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
@@ -365,28 +386,69 @@ impl Searcher {
         let mut evasions = MoveList::new();
         generate_evasions(pos, &mut evasions);
         let mut checks = MoveList::new();
-        let hand = pos.hand(self.attacker);
         for &e in &evasions {
-            let (bk, hk, _) = pos.keys_after(e);
-            let c = if self.path.contains(bk ^ hk) {
-                Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT)
-            } else {
-                match self.table.probe(bk ^ self.salt, hand) {
-                    Probe::Proven { hand, len } => Child::proven(e, hand, len),
-                    Probe::Disproven { hand } => Child::disproven(e, hand, 0),
-                    Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-                    Probe::Miss => {
-                        pos.do_move(e);
-                        let c = self.leaf_or(pos, e, depth + 1, &mut checks);
-                        pos.undo_move();
-                        c
-                    }
-                }
-            };
+            if e.is_drop()
+                && kids
+                    .iter()
+                    .any(|k| k.mv.is_drop() && k.mv.to() == e.to() && k.pn != 0)
+            {
+                kids.push(Child {
+                    mv: e,
+                    pn: 1,
+                    dn: 1,
+                    hand: Hand::EMPTY,
+                    len: 0,
+                    flags: HIDDEN,
+                });
+                continue;
+            }
+            let c = self.and_child(pos, e, depth, &mut checks);
             kids.push(c);
             if c.dn == 0 {
                 break;
             }
+        }
+    }
+
+    /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
+    fn and_child(
+        &mut self,
+        pos: &mut Position,
+        e: Move,
+        depth: u32,
+        checks: &mut MoveList,
+    ) -> Child {
+        let (bk, hk, _) = pos.keys_after(e);
+        if self.path.contains(bk ^ hk) {
+            return Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT);
+        }
+        match self.table.probe(bk ^ self.salt, pos.hand(self.attacker)) {
+            Probe::Proven { hand, len } => Child::proven(e, hand, len),
+            Probe::Disproven { hand } => Child::disproven(e, hand, 0),
+            Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
+            Probe::Miss => {
+                pos.do_move(e);
+                let c = self.leaf_or(pos, e, depth + 1, checks);
+                pos.undo_move();
+                c
+            }
+        }
+    }
+
+    /// After the drop child `i` of an AND node is proven, reveals the next hidden drop on
+    /// the same square (and the one after it, while they are proven at once).
+    fn reveal(&mut self, pos: &mut Position, depth: u32, kids: &mut [Child], mut i: usize) {
+        let mut checks = MoveList::new();
+        while kids[i].pn == 0 && kids[i].mv.is_drop() {
+            let to = kids[i].mv.to();
+            let Some(j) = kids
+                .iter()
+                .position(|k| k.flags & HIDDEN != 0 && k.mv.to() == to)
+            else {
+                return;
+            };
+            kids[j] = self.and_child(pos, kids[j].mv, depth, &mut checks);
+            i = j;
         }
     }
 
@@ -403,8 +465,14 @@ impl Searcher {
             self.table.store(key, stored, INF, 0, 0, 1);
             return Child::disproven(e, dh, 0);
         }
-        if depth + 1 <= self.max_plies {
+        if self.two_ply && depth + 1 <= self.max_plies {
+            let near = attacks::king(pos.king_square(self.attacker.flip()));
             for &m in checks.iter() {
+                // Contact checks only: they give almost every mate in 1, and a mate by a
+                // distant check is still found by the exact test when this node expands.
+                if !near.has(m.to()) {
+                    continue;
+                }
                 let cap = captured(pos, m);
                 pos.do_move(m);
                 let ph = if has_evasion(pos) {
