@@ -120,6 +120,7 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     for (i, c) in kids.iter().enumerate() {
         if c.flags & HIDDEN != 0 {
             hidden = true;
+            sum = pndn::add(sum, 1);
             continue;
         }
         let (mn, sm) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
