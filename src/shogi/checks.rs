@@ -82,6 +82,20 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     let target = !own & Bitboard::ALL;
     let pinned = pos.pinned(us);
     let discover = pos.blockers(us, ek) & own;
+    // Check squares per mover kind (its promotion included), computed once.
+    let g = attacks::gold(them, ek);
+    let b = attacks::bishop(ek, occ);
+    let r = attacks::rook(ek, occ);
+    let k = attacks::king(ek);
+    let mut cs = [g; PieceType::NUM];
+    cs[PieceType::Pawn.index()] = attacks::pawn(them, ek) | g;
+    cs[PieceType::Lance.index()] = attacks::lance(them, ek, occ) | g;
+    cs[PieceType::Knight.index()] = attacks::knight(them, ek) | g;
+    cs[PieceType::Silver.index()] = attacks::silver(them, ek) | g;
+    cs[PieceType::Bishop.index()] = b | k;
+    cs[PieceType::Horse.index()] = b | k;
+    cs[PieceType::Rook.index()] = r | k;
+    cs[PieceType::Dragon.index()] = r | k;
     for from in own.without(ksq) {
         let Some(p) = pos.piece_on(from) else {
             continue;
@@ -97,11 +111,7 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
         let cand = if discover.has(from) {
             moves
         } else {
-            let mut cs = check_squares(us, pt, ek, occ);
-            if pt.can_promote() {
-                cs |= check_squares(us, pt.promote(), ek, occ);
-            }
-            moves & cs
+            moves & cs[pt.index()]
         };
         if cand.is_nonempty() {
             push_variants(list, us, pt, from, cand);
