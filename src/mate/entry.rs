@@ -1,18 +1,21 @@
-//! The transposition-table entry ([`Entry`]): 32 bytes, asserted at compile time.
+//! The transposition-table entry ([`Entry`]): 20 bytes, asserted at compile time. The
+//! entry's key lives in its cluster's tag line (see `table.rs`), so a lookup reads one
+//! 64-byte line of tags and touches an entry only on a match.
 //!
 //! # Layout
 //! ```text
 //! offset  size  field
-//!      0     8  key      board key of the node (board + side, salted per root kind)
-//!      8     4  hand     attacker's hand: the node's own hand while unknown, the proof hand
+//!      0     4  hand     attacker's hand: the node's own hand while unknown, the proof hand
 //!                        once proven (pn = 0), the disproof hand once disproven (dn = 0)
-//!     12     4  pn
-//!     16     4  dn
-//!     20     4  amount   nodes spent below this entry (saturating), replacement priority
-//!     24     2  len      plies of the proof found (proven entries), for PV preference
-//!     26     1  gen      table generation; an entry of another generation is empty
-//!     27     5  padding
+//!      4     4  pn
+//!      8     4  dn
+//!     12     4  amount   nodes spent below this entry (saturating), replacement priority
+//!     16     2  len      plies of the proof found (proven entries), for PV preference
+//!     18     1  gen      table generation; an entry of another generation is empty
+//!     19     1  padding
 //! ```
+//! A cluster is 8 tags (u64: salted board key XOR a generation mix) followed by 8 entries:
+//! 64 + 160 = 224 bytes, padded to 256 (four cache lines, 64-byte aligned).
 //!
 //! # Lifecycle
 //! An entry is *live* when `gen` equals the table's current generation (never 0); any
@@ -25,8 +28,6 @@ use super::pndn::PnDn;
 #[derive(Clone, Copy, Default, Debug)]
 #[repr(C)]
 pub struct Entry {
-    /// Salted board key; meaningful only when live.
-    pub key: u64,
     /// Raw attacker hand (own, proof or disproof hand, see the module doc).
     pub hand: u32,
     /// Proof number.
@@ -41,7 +42,7 @@ pub struct Entry {
     pub gen: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+const _: () = assert!(std::mem::size_of::<Entry>() == 20);
 
 impl Entry {
     /// Whether the entry is proven.

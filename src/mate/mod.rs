@@ -133,6 +133,11 @@ impl Solver {
         self.searcher.table.set_dominance(on);
     }
 
+    /// The 2-ply test at new AND nodes on (default) or off (for measurement).
+    pub fn set_two_ply(&mut self, on: bool) {
+        self.searcher.two_ply = on;
+    }
+
     /// Solves `pos` within `limits`. The position is restored before returning.
     pub fn solve(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
         let in_check = pos.in_check();

@@ -56,10 +56,25 @@ pub enum Probe {
     Miss,
 }
 
+/// One cluster: the tags first (one cache line), then the entries.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Cluster {
+    tags: [u64; CLUSTER],
+    entries: [Entry; CLUSTER],
+}
+
+const _: () = assert!(std::mem::size_of::<Cluster>() == 256);
+
+/// The generation's tag mix: a live entry's tag is `key ^ mix(gen)`.
+#[inline(always)]
+fn mix(gen: u8) -> u64 {
+    (gen as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 /// The transposition table. See the module doc.
 pub struct Table {
-    entries: Vec<Entry>,
-    clusters: usize,
+    clusters: Vec<Cluster>,
     gen: u8,
     dominance: bool,
 }
@@ -68,10 +83,9 @@ impl Table {
     /// A table of about `mb` megabytes (at least one cluster), generation 1.
     pub fn new(mb: usize) -> Table {
         let bytes = mb.max(1) * 1024 * 1024;
-        let clusters = (bytes / (CLUSTER * std::mem::size_of::<Entry>())).max(1);
+        let n = (bytes / std::mem::size_of::<Cluster>()).max(1);
         Table {
-            entries: vec![Entry::default(); clusters * CLUSTER],
-            clusters,
+            clusters: vec![Cluster::default(); n],
             gen: 1,
             dominance: true,
         }
@@ -89,7 +103,7 @@ impl Table {
 
     /// Number of entries.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.clusters.len() * CLUSTER
     }
 
     /// Forgets every entry in O(1) (a real zeroing once every 255 calls).
@@ -103,22 +117,27 @@ impl Table {
 
     /// Forgets every entry by zeroing the memory (what `new_generation` avoids).
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.clusters.fill(Cluster::default());
         self.gen = 1;
     }
 
     #[inline(always)]
     fn cluster(&self, key: u64) -> usize {
-        (((key as u128) * (self.clusters as u128)) >> 64) as usize * CLUSTER
+        (((key as u128) * (self.clusters.len() as u128)) >> 64) as usize
     }
 
     /// Looks up the node with salted board key `key` and attacker hand `hand`.
     #[inline]
     pub fn probe(&self, key: u64, hand: Hand) -> Probe {
-        let start = self.cluster(key);
+        let c = &self.clusters[self.cluster(key)];
+        let tag = key ^ mix(self.gen);
         let mut out = Probe::Miss;
-        for e in &self.entries[start..start + CLUSTER] {
-            if e.gen != self.gen || e.key != key {
+        for i in 0..CLUSTER {
+            if c.tags[i] != tag {
+                continue;
+            }
+            let e = &c.entries[i];
+            if e.gen != self.gen {
                 continue;
             }
             let eh = Hand::from_raw_trusted(e.hand);
@@ -151,14 +170,17 @@ impl Table {
     /// Stores a result. `hand` is the attacker's own hand for unknown results, the proof
     /// hand for proven ones and the disproof hand for disproven ones.
     pub fn store(&mut self, key: u64, hand: Hand, pn: PnDn, dn: PnDn, len: u16, amount: u32) {
-        let start = self.cluster(key);
         let gen = self.gen;
+        let tag = key ^ mix(gen);
         let fin = pn == 0 || dn == 0;
         let dominance = self.dominance;
-        let cluster = &mut self.entries[start..start + CLUSTER];
+        let ci = self.cluster(key);
+        let c = &mut self.clusters[ci];
         let mut slot = None;
         let mut worst = u64::MAX;
-        for (i, e) in cluster.iter_mut().enumerate() {
+        let mut same = false;
+        for i in 0..CLUSTER {
+            let e = &mut c.entries[i];
             if e.gen != gen {
                 if worst != 0 {
                     worst = 0;
@@ -166,9 +188,10 @@ impl Table {
                 }
                 continue;
             }
-            if e.key == key {
+            if c.tags[i] == tag {
                 if e.hand == hand.raw() {
                     slot = Some(i);
+                    same = true;
                     break;
                 }
                 // A final result frees the unknown entries it dominates.
@@ -196,18 +219,14 @@ impl Table {
             }
         }
         let Some(i) = slot else { return };
-        let e = &mut cluster[i];
+        let e = &mut c.entries[i];
         // Never replace a final entry of the same node by an unknown one.
-        if e.gen == gen && e.key == key && e.hand == hand.raw() && e.is_final() && !fin {
+        if same && e.is_final() && !fin {
             return;
         }
-        let amount = if e.gen == gen && e.key == key && e.hand == hand.raw() {
-            amount.max(e.amount)
-        } else {
-            amount
-        };
+        let amount = if same { amount.max(e.amount) } else { amount };
+        c.tags[i] = tag;
         *e = Entry {
-            key,
             hand: hand.raw(),
             pn,
             dn,
