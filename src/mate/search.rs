@@ -373,8 +373,9 @@ impl Searcher {
                         let c = if n == 0 {
                             Child::proven(m, self.checkmate_proof(pos), 0)
                         } else {
-                            self.table.store(bk ^ self.salt, child_hand, n, 1, 0, 0);
-                            Child::unknown(m, n, 1, Hand::EMPTY)
+                            self.table
+                                .store(bk ^ self.salt, child_hand, (n + 1) / 2, 1, 0, 0);
+                            Child::unknown(m, (n + 1) / 2, 1, Hand::EMPTY)
                         };
                         pos.undo_move();
                         c
