@@ -8,7 +8,7 @@
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets.
 
-use criterion::{criterion_group, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
 use posfilter::mate::{Limits, MateResult, Solver};
 use posfilter::shogi::Position;
@@ -188,9 +188,8 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
-
 fn main() {
-    benches();
-    Criterion::default().configure_from_args().final_summary();
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
 }

@@ -67,6 +67,19 @@ pub struct Outcome {
 /// child instead of seven, and a disproof needs only the visible ones.
 const HIDDEN: u8 = 0x80;
 
+impl Outcome {
+    /// An undecided result with unit numbers.
+    fn open(hand: Hand) -> Outcome {
+        Outcome {
+            pn: 1,
+            dn: 1,
+            hand,
+            len: 0,
+            flags: 0,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Child {
     mv: Move,
@@ -374,8 +387,8 @@ impl Searcher {
                             Child::proven(m, self.checkmate_proof(pos), 0)
                         } else {
                             self.table
-                                .store(bk ^ self.salt, child_hand, (n + 1) / 2, 1, 0, 0);
-                            Child::unknown(m, (n + 1) / 2, 1, Hand::EMPTY)
+                                .store(bk ^ self.salt, child_hand, n.div_ceil(2), 1, 0, 0);
+                            Child::unknown(m, n.div_ceil(2), 1, Hand::EMPTY)
                         };
                         pos.undo_move();
                         c
@@ -474,7 +487,7 @@ impl Searcher {
             self.table.store(key, stored, INF, 0, 0, 1);
             return Child::disproven(e, dh, 0);
         }
-        if self.two_ply && depth + 1 <= self.max_plies {
+        if self.two_ply && depth < self.max_plies {
             let near = attacks::king(pos.king_square(self.attacker.flip()));
             for &m in checks.iter() {
                 // Contact checks only: they give almost every mate in 1, and a mate by a
@@ -517,13 +530,7 @@ impl Searcher {
                 }
                 let Some(b) = best else {
                     debug_assert!(false, "pn 0 needs a proven child");
-                    return Outcome {
-                        pn: 1,
-                        dn: 1,
-                        hand,
-                        len: 0,
-                        flags: 0,
-                    };
+                    return Outcome::open(hand);
                 };
                 let ph = hands::before_move_proof(b.hand, b.mv, captured(pos, b.mv));
                 return Outcome {
@@ -580,13 +587,7 @@ impl Searcher {
                     .or_else(|| kids.iter().find(|c| c.dn == 0));
                 let Some(c) = pick else {
                     debug_assert!(false, "dn 0 needs a disproven child");
-                    return Outcome {
-                        pn: 1,
-                        dn: 1,
-                        hand,
-                        len: 0,
-                        flags: 0,
-                    };
+                    return Outcome::open(hand);
                 };
                 let dh = hands::and_disproof(c.hand, c.mv, hand);
                 return Outcome {

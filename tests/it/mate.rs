@@ -74,10 +74,10 @@ fn run_labels(nodes: u64, every: usize) -> Tally {
             let oracle = r["andnode"].as_str().unwrap();
             match (oracle, v.result) {
                 ("mated", MateResult::Mated) => t.both_mate += 1,
-                ("mated", _) => t.we_miss.push(i),
                 ("not_mated", MateResult::Mated) | ("mated", MateResult::NoMate) => {
                     t.conflicts.push(i)
                 }
+                ("mated", _) => t.we_miss.push(i),
                 (_, MateResult::Mated) => t.we_extra += 1,
                 _ => {}
             }
@@ -97,9 +97,10 @@ fn run_labels(nodes: u64, every: usize) -> Tally {
     t
 }
 
-#[test]
-fn labels_sample_agrees_with_cshogi_at_100k() {
-    let t = run_labels(100_000, 10);
+/// Runs [`run_labels`] on every `every`-th position and asserts zero conflicts and zero
+/// cshogi mates missed.
+fn check_labels(every: usize) -> Tally {
+    let t = run_labels(100_000, every);
     eprintln!("{t:?}");
     assert!(
         t.conflicts.is_empty(),
@@ -111,24 +112,18 @@ fn labels_sample_agrees_with_cshogi_at_100k() {
         "cshogi mates we miss at 100k: {:?}",
         t.we_miss
     );
-    assert!(t.both_mate > 100);
+    t
+}
+
+#[test]
+fn labels_sample_agrees_with_cshogi_at_100k() {
+    assert!(check_labels(10).both_mate > 100);
 }
 
 #[test]
 #[ignore = "slow: all 20,000 labelled positions at 100,000 nodes; run with just test-slow"]
 fn labels_all_agree_with_cshogi_at_100k() {
-    let t = run_labels(100_000, 1);
-    eprintln!("{t:?}");
-    assert!(
-        t.conflicts.is_empty(),
-        "conflicts with cshogi: {:?}",
-        t.conflicts
-    );
-    assert!(
-        t.we_miss.is_empty(),
-        "cshogi mates we miss at 100k: {:?}",
-        t.we_miss
-    );
+    assert!(check_labels(1).both_mate > 2000);
 }
 
 #[test]
