@@ -368,6 +368,7 @@ impl Searcher {
     }
 
     /// Children of an OR node: every legal check, with the exact 1-ply mate test built in.
+    #[inline(never)]
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
         let mut checks = MoveList::new();
         generate_checks_fast(pos, &mut checks);
@@ -404,6 +405,7 @@ impl Searcher {
 
     /// Children of an AND node: every evasion, with the 2-ply test (mate in 1 or no check
     /// for each child) built in.
+    #[inline(never)]
     fn expand_and(&mut self, pos: &mut Position, depth: u32, kids: &mut Vec<Child>) {
         let mut evasions = MoveList::new();
         generate_evasions(pos, &mut evasions);
@@ -433,6 +435,7 @@ impl Searcher {
     }
 
     /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
+    #[inline(never)]
     fn and_child(
         &mut self,
         pos: &mut Position,
@@ -459,6 +462,7 @@ impl Searcher {
 
     /// After the drop child `i` of an AND node is proven, reveals the next hidden drop on
     /// the same square (and the one after it, while they are proven at once).
+    #[inline(never)]
     fn reveal(&mut self, pos: &mut Position, depth: u32, kids: &mut [Child], mut i: usize) {
         let mut checks = MoveList::new();
         while kids[i].pn == 0 && kids[i].mv.is_drop() {
@@ -476,6 +480,7 @@ impl Searcher {
 
     /// A new OR node reached by `e` at `depth`: no check = disproof, mate in 1 = proof
     /// (both stored, both path-independent), else unit numbers.
+    #[inline(never)]
     fn leaf_or(&mut self, pos: &mut Position, e: Move, depth: u32, checks: &mut MoveList) -> Child {
         checks.clear();
         generate_checks_fast(pos, checks);
