@@ -11,8 +11,7 @@
 //!      8     4  dn
 //!     12     4  amount   nodes spent below this entry (saturating), replacement priority
 //!     16     2  len      plies of the proof found (proven entries), for PV preference
-//!     18     1  gen      table generation; an entry of another generation is empty
-//!     19     1  padding
+//!     18     2  gen      table generation; an entry of another generation is empty
 //! ```
 //! A cluster is 8 tags (u64: salted board key XOR a generation mix) followed by 8 entries:
 //! 64 + 160 = 224 bytes, padded to 256 (four cache lines, 64-byte aligned).
@@ -39,7 +38,7 @@ pub struct Entry {
     /// Plies of the proof found (proven entries only).
     pub len: u16,
     /// Generation tag; 0 = never written.
-    pub gen: u8,
+    pub gen: u16,
 }
 
 const _: () = assert!(std::mem::size_of::<Entry>() == 20);

@@ -20,7 +20,7 @@
 //! # Generations
 //! [`Table::new_generation`] clears the table in O(1): entries of an older generation are
 //! free and are treated exactly like never-written ones, so a search over a new generation
-//! behaves exactly as over a zeroed table (determinism). After 255 generations the table
+//! behaves exactly as over a zeroed table (determinism). After 65,535 generations the table
 //! is really zeroed once.
 
 use super::entry::Entry;
@@ -68,14 +68,14 @@ const _: () = assert!(std::mem::size_of::<Cluster>() == 256);
 
 /// The generation's tag mix: a live entry's tag is `key ^ mix(gen)`.
 #[inline(always)]
-fn mix(gen: u8) -> u64 {
+fn mix(gen: u16) -> u64 {
     (gen as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The transposition table. See the module doc.
 pub struct Table {
     clusters: Vec<Cluster>,
-    gen: u8,
+    gen: u16,
     dominance: bool,
 }
 
@@ -106,9 +106,9 @@ impl Table {
         self.clusters.len() * CLUSTER
     }
 
-    /// Forgets every entry in O(1) (a real zeroing once every 255 calls).
+    /// Forgets every entry in O(1) (a real zeroing once every 65,535 calls).
     pub fn new_generation(&mut self) {
-        if self.gen == u8::MAX {
+        if self.gen == u16::MAX {
             self.clear();
         } else {
             self.gen += 1;
@@ -271,6 +271,18 @@ mod tests {
         t.new_generation();
         assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss);
         assert_eq!(t.probe(44, hand(2, 1)), Probe::Miss);
+    }
+
+    #[test]
+    fn generations_wrap_through_a_real_clear() {
+        let mut t = Table::new(1);
+        for _ in 0..70_000 {
+            t.store(9, hand(1, 0), 0, u32::MAX, 1, 1);
+            t.new_generation();
+            assert_eq!(t.probe(9, hand(1, 0)), Probe::Miss);
+        }
+        t.store(9, hand(1, 0), 0, u32::MAX, 1, 1);
+        assert!(matches!(t.probe(9, hand(2, 0)), Probe::Proven { .. }));
     }
 
     #[test]
