@@ -1,0 +1,1 @@
+//! Repetition: GameHistory against the Python history scan (labels) and cshogi `is_draw`.
