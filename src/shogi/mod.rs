@@ -7,6 +7,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod declaration;
 pub mod hand;
 pub mod movegen;
 pub mod moves;

@@ -3,5 +3,6 @@
 //! README).
 
 mod differential;
+mod filter;
 mod perft;
 mod support;
