@@ -15,4 +15,5 @@
 //! 証明駒 / 反証駒.
 
 pub mod filter;
+pub mod mate;
 pub mod shogi;
