@@ -14,4 +14,6 @@
 //! entering king 入玉 · declaration 入玉宣言 · dominance 優越関係 · proof / disproof pieces
 //! 証明駒 / 反証駒.
 
+pub mod codec;
+pub mod io;
 pub mod shogi;

@@ -2,5 +2,6 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod codec;
 mod perft;
 mod support;
