@@ -16,4 +16,6 @@
 
 pub mod filter;
 pub mod mate;
+pub mod codec;
+pub mod io;
 pub mod shogi;

@@ -4,5 +4,6 @@
 
 mod differential;
 mod filter;
+mod codec;
 mod perft;
 mod support;
