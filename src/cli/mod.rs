@@ -3,6 +3,7 @@
 mod common;
 mod mate;
 mod perft;
+mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -18,6 +19,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Clean a dataset as described by a pipeline.toml (the main job).
+    Run {
+        /// The pipeline configuration.
+        config: std::path::PathBuf,
+        /// Worker threads (overrides workers.threads; 0 = all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output directory (overrides output.dir).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// No progress bar and no summary table.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
         /// Position as SFEN, or `startpos`.
@@ -58,6 +73,12 @@ enum Command {
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run {
+            config,
+            threads,
+            out,
+            quiet,
+        } => run::run(&config, threads, out, quiet),
         Command::Perft {
             sfen,
             depth,

@@ -1,0 +1,364 @@
+//! One worker per thread: decodes a batch's records and runs the per-position stages
+//! (validity → repetition → declaration → terminal / mate) with its own solver and table.
+//! Dedup is not decided here but in the ordered commit; the worker only computes the key.
+//!
+//! # Invariants
+//! - `process` is a pure function of the batch and the settings: the solver starts each root
+//!   on a fresh table generation and the game history is rebuilt from the batch, so the
+//!   outcome never depends on which batches this worker saw before (thread-count
+//!   independence).
+//! - Every input record yields exactly one [`RecordOutcome`], in input order.
+
+use super::batch::WorkBatch;
+use super::settings::Settings;
+use crate::codec::{self, Decoded, Format, GameResult, TeacherFields};
+use crate::filter::{Decision, DropReason, GameHistory, HistoryEntry, RejectReason};
+use crate::mate::{MateResult, Solver};
+use crate::shogi::{Fingerprint, Move, Position};
+use serde_json::{json, Value};
+use std::ops::Range;
+
+/// A mate found in a record, for mates.jsonl and the binary mates file.
+#[derive(Debug, Clone)]
+pub struct MateOut {
+    /// SFEN of the position.
+    pub sfen: String,
+    /// `mate`, `mated` or `checkmated`.
+    pub kind: &'static str,
+    /// Mate length in plies (0 for checkmated).
+    pub plies: u32,
+    /// The verified PV, USI.
+    pub pv: Vec<String>,
+    /// Solver nodes.
+    pub nodes: u64,
+    /// The record in the mates file's format.
+    pub binary: Vec<u8>,
+}
+
+/// What happened to one record.
+#[derive(Debug, Clone)]
+pub struct RecordOutcome {
+    /// Global record index.
+    pub index: u64,
+    /// Input file number.
+    pub file: u32,
+    /// Byte offset in that file (in the decompressed stream for .zst).
+    pub offset: u64,
+    /// The decision before dedup.
+    pub decision: Decision,
+    /// Audit detail (`Value::Null` when none).
+    pub detail: Value,
+    /// Dedup key for a kept position.
+    pub dedup_key: Option<Fingerprint>,
+    /// The bytes to write if kept, as a range of [`BatchOutcome::out`].
+    pub out: Range<usize>,
+    /// The mate, for dropped mate / mated / checkmated records.
+    pub mate: Option<MateOut>,
+    /// Solver nodes spent.
+    pub nodes: u64,
+    /// The solver ran out of budget (the record is kept).
+    pub unknown: bool,
+    /// The move field is not a legal move in the position.
+    pub move_illegal: bool,
+    /// The move field was zeroed (`move_field = "clear"`).
+    pub move_cleared: bool,
+    /// The side to move's king has an open entering-king path (tag mode).
+    pub open_path: bool,
+    /// For repetition drops: `exact` or `inferior`, and whether it was perpetual check.
+    pub repetition: Option<(&'static str, bool)>,
+    /// For rejects: the raw record bytes, hex.
+    pub raw_hex: Option<String>,
+}
+
+/// A processed batch: outcomes in input order and the bytes of kept records.
+#[derive(Debug, Default)]
+pub struct BatchOutcome {
+    /// One per input record, in order.
+    pub records: Vec<RecordOutcome>,
+    /// Output bytes of kept records, concatenated.
+    pub out: Vec<u8>,
+}
+
+/// A worker's private state: the solver (table allocated once) and scratch.
+pub struct Worker {
+    solver: Option<Solver>,
+    history: GameHistory,
+}
+
+impl Worker {
+    /// A worker with a solver of `table_mb` MiB if the mate stage is on.
+    pub fn new(settings: &Settings) -> Worker {
+        Worker {
+            solver: settings.mate.as_ref().map(|m| Solver::new(m.table_mb)),
+            history: GameHistory::new(),
+        }
+    }
+
+    /// Decides every record of `batch`.
+    pub fn process(&mut self, batch: &WorkBatch, settings: &Settings) -> BatchOutcome {
+        let mut outcome = BatchOutcome {
+            records: Vec::with_capacity(batch.len()),
+            out: Vec::with_capacity(batch.data.len()),
+        };
+        self.history.clear();
+        for rec in batch.records() {
+            if rec.game_start {
+                self.history.clear();
+            }
+            let r = self.decide(batch.format, rec.bytes, settings, &mut outcome.out);
+            outcome.records.push(RecordOutcome {
+                index: rec.index,
+                file: batch.file,
+                offset: rec.offset,
+                ..r
+            });
+        }
+        outcome
+    }
+
+    fn decide(
+        &mut self,
+        format: Format,
+        bytes: &[u8],
+        s: &Settings,
+        out: &mut Vec<u8>,
+    ) -> RecordOutcome {
+        let mut r = RecordOutcome {
+            index: 0,
+            file: 0,
+            offset: 0,
+            decision: Decision::Keep,
+            detail: Value::Null,
+            dedup_key: None,
+            out: 0..0,
+            mate: None,
+            nodes: 0,
+            unknown: false,
+            move_illegal: false,
+            move_cleared: false,
+            open_path: false,
+            repetition: None,
+            raw_hex: None,
+        };
+        // 1. validity
+        let Decoded {
+            position: mut pos,
+            teacher,
+            history,
+        } = match codec::decode(format, bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                let reason = match e {
+                    codec::CodecError::Invalid(inv) => RejectReason::Invalid(inv),
+                    other => RejectReason::Malformed(other.to_string()),
+                };
+                r.detail = json!(reason.to_string());
+                r.decision = Decision::Reject(reason);
+                r.raw_hex = Some(hex(bytes));
+                return r;
+            }
+        };
+        if let Some(t) = &teacher {
+            if t.raw_move != 0 && !t.move_legal {
+                r.move_illegal = true;
+                if s.move_field_reject {
+                    let reason = RejectReason::Malformed(format!(
+                        "move field 0x{:04x} is not a legal move in the position",
+                        t.raw_move
+                    ));
+                    r.detail = json!(reason.to_string());
+                    r.decision = Decision::Reject(reason);
+                    r.raw_hex = Some(hex(bytes));
+                    return r;
+                }
+            }
+        }
+        // 2. repetition: USI lines carry their own history; psv records are walked in game
+        // order within the (game-aligned) batch.
+        if let Some(select) = s.repetition {
+            let scan = match &history {
+                Some(h) => {
+                    self.history.clear();
+                    for ply in &h.plies {
+                        self.history.push(HistoryEntry {
+                            board_key: ply.board_key,
+                            hands: ply.hands,
+                            in_check: ply.in_check,
+                        });
+                    }
+                    self.history.push_position(&pos)
+                }
+                None if format == Format::Psv => self.history.push_position(&pos),
+                None => Default::default(),
+            };
+            if let Some(kind) = scan.verdict(select) {
+                let perpetual = scan.perpetual != crate::filter::Perpetual::None;
+                let kind_name = match kind {
+                    crate::filter::RepetitionKind::Exact => "exact",
+                    crate::filter::RepetitionKind::Inferior => "inferior",
+                };
+                r.repetition = Some((kind_name, perpetual));
+                r.detail = json!({
+                    "kind": kind_name,
+                    "occurrences": scan.occurrences(),
+                    "exact": scan.exact,
+                    "inferior": scan.inferior,
+                    "nearest_exact_back": scan.nearest_exact_back,
+                    "nearest_inferior_back": scan.nearest_inferior_back,
+                    "perpetual_check": scan.perpetual,
+                });
+                r.decision = Decision::Drop(DropReason::Repetition);
+                return r;
+            }
+        }
+        // 3. declaration (and the open-path scan)
+        if let Some(stage) = &s.declaration {
+            let v = stage.evaluate(&pos);
+            if let Some(info) = v.open_path {
+                r.open_path = info.of(pos.side_to_move()).open;
+            }
+            if v.drop {
+                r.detail = json!({
+                    "declared": format!("{:?}", v.declared).to_lowercase(),
+                    "points": v.points,
+                    "pieces_in_camp": v.pieces_in_camp,
+                    "open_path": r.open_path,
+                });
+                r.decision = Decision::Drop(DropReason::Declaration);
+                return r;
+            }
+        }
+        // 4. terminal / mate / mated
+        if let (Some(m), Some(solver)) = (&s.mate, self.solver.as_mut()) {
+            let verdict = if pos.in_check() && !m.and_root {
+                // Only the terminal test: a position in check is not searched.
+                if crate::shogi::movegen::has_legal_move(&pos) {
+                    None
+                } else {
+                    Some(crate::mate::Verdict {
+                        result: MateResult::Checkmated,
+                        plies: 0,
+                        pv: Vec::new(),
+                        nodes: 0,
+                    })
+                }
+            } else {
+                Some(solver.solve(&mut pos, &m.limits))
+            };
+            if let Some(v) = verdict {
+                r.nodes = v.nodes;
+                let reason = match v.result {
+                    MateResult::Mate => Some(DropReason::Mate),
+                    MateResult::Mated => Some(DropReason::Mated),
+                    MateResult::Checkmated => Some(DropReason::Checkmated),
+                    MateResult::NoLegalMoves => Some(DropReason::NoLegalMoves),
+                    MateResult::Unknown => {
+                        r.unknown = true;
+                        None
+                    }
+                    MateResult::NoMate => None,
+                };
+                if let Some(reason) = reason {
+                    let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
+                    r.detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
+                    if reason != DropReason::NoLegalMoves {
+                        r.mate = Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
+                    }
+                    r.decision = Decision::Drop(reason);
+                    return r;
+                }
+            }
+        }
+        // Kept: the dedup key, and the output bytes (original, cleared or converted).
+        r.dedup_key = s
+            .dedup
+            .then(|| crate::filter::dedup_key(&pos, s.dedup_mirror));
+        let start = out.len();
+        let target = s.output_format.unwrap_or(format);
+        let clear = r.move_illegal && s.move_field_clear;
+        if target == format && !clear {
+            out.extend_from_slice(bytes);
+            if format.is_text() {
+                out.push(b'\n');
+            }
+        } else {
+            let mut t = teacher;
+            if clear {
+                if let Some(t) = t.as_mut() {
+                    t.raw_move = 0;
+                    t.mv = None;
+                    t.move_encoding = None;
+                }
+                r.move_cleared = true;
+            }
+            if format == Format::Usi && target == Format::Usi {
+                out.extend_from_slice(bytes);
+                out.push(b'\n');
+            } else if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
+                out.truncate(start);
+                let reason = RejectReason::Malformed(format!("cannot convert to {target}: {e}"));
+                r.detail = json!(reason.to_string());
+                r.decision = Decision::Reject(reason);
+                r.raw_hex = Some(hex(bytes));
+                r.dedup_key = None;
+                return r;
+            }
+        }
+        r.out = start..out.len();
+        r
+    }
+}
+
+/// The mate record: SFEN, PV, and the binary form (psv: move = first PV move, score =
+/// ±(32000 − plies) from the side to move, game_result ±1).
+fn mate_out(
+    pos: &Position,
+    reason: DropReason,
+    v: &crate::mate::Verdict,
+    teacher: Option<&TeacherFields>,
+    format: Format,
+) -> MateOut {
+    let winning = reason == DropReason::Mate;
+    let score = (32000 - v.plies.min(32000) as i32) as i16;
+    let score = if winning { score } else { -score };
+    let first = v.pv.first().copied();
+    let side = pos.side_to_move();
+    let fields = TeacherFields {
+        score,
+        raw_move: first
+            .map(|m: Move| match format {
+                Format::Hcpe => m.raw(),
+                _ => m.to_yo16(),
+            })
+            .unwrap_or(0),
+        mv: first,
+        move_encoding: first.map(|_| match format {
+            Format::Hcpe => codec::MoveEncoding::Apery,
+            _ => codec::MoveEncoding::YaneuraOu,
+        }),
+        move_legal: first.is_some(),
+        game_ply: teacher
+            .and_then(|t| t.game_ply)
+            .or(Some(pos.ply().min(u16::MAX as u32) as u16)),
+        game_result: GameResult::Psv(if winning { 1 } else { -1 }),
+        padding: 0,
+    };
+    let _ = side;
+    let mut binary = Vec::new();
+    if codec::encode(format, pos, Some(&fields), &mut binary).is_err() {
+        binary.clear();
+    }
+    MateOut {
+        sfen: pos.to_sfen(),
+        kind: reason.name(),
+        plies: v.plies,
+        pv: v.pv.iter().map(|m| m.to_usi()).collect(),
+        nodes: v.nodes,
+        binary,
+    }
+}
+
+/// Lower-case hex of `bytes` (rejected.jsonl's raw record).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
