@@ -6,4 +6,5 @@ mod codec;
 mod differential;
 mod filter;
 mod perft;
+mod pipeline;
 mod support;
