@@ -30,8 +30,9 @@ use super::proof_hand as hands;
 use super::table::{Probe, Table};
 use crate::shogi::attacks;
 use crate::shogi::checks::generate_checks_fast;
+use crate::shogi::mate1::{evasion_classes, has_evasion};
 use crate::shogi::movegen::generate_evasions;
-use crate::shogi::{Bitboard, Color, Hand, Move, MoveList, PieceType, Position};
+use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use std::time::Instant;
 
 /// Hard cap on the search depth (plies from the root); beyond it a node is a
@@ -328,7 +329,6 @@ impl Searcher {
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
         let mut checks = MoveList::new();
         generate_checks_fast(pos, &mut checks);
-        let mut evasions = MoveList::new();
         for &m in &checks {
             pos.do_move(m);
             let c = if self.path.contains(pos.key()) {
@@ -339,12 +339,13 @@ impl Searcher {
                     Probe::Disproven { hand } => Child::disproven(m, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
                     Probe::Miss => {
-                        evasions.clear();
-                        generate_evasions(pos, &mut evasions);
-                        if evasions.is_empty() {
+                        let n = evasion_classes(pos, false);
+                        if n == 0 {
                             Child::proven(m, self.checkmate_proof(pos), 0)
                         } else {
-                            Child::unknown(m, evasion_weight(&evasions), 1, Hand::EMPTY)
+                            let key = self.tt_key(pos);
+                            self.table.store(key, pos.hand(self.attacker), n, 1, 0, 0);
+                            Child::unknown(m, n, 1, Hand::EMPTY)
                         }
                     }
                 }
@@ -400,12 +401,10 @@ impl Searcher {
             for &m in checks.iter() {
                 let cap = captured(pos, m);
                 pos.do_move(m);
-                let mut ev = MoveList::new();
-                generate_evasions(pos, &mut ev);
-                let ph = if ev.is_empty() {
-                    Some(self.checkmate_proof(pos))
-                } else {
+                let ph = if has_evasion(pos) {
                     None
+                } else {
+                    Some(self.checkmate_proof(pos))
                 };
                 pos.undo_move();
                 if let Some(ph) = ph {
@@ -416,6 +415,8 @@ impl Searcher {
                 }
             }
         }
+        // Remember the test's outcome so that revisits do not repeat it.
+        self.table.store(key, hand, 1, 1, 0, 0);
         Child::unknown(e, 1, 1, Hand::EMPTY)
     }
 
@@ -507,19 +508,4 @@ impl Searcher {
             flags: 0,
         }
     }
-}
-
-/// Initial pn of an AND child from its evasions: board moves count one each, drops one per
-/// target square (the kinds dropped there are alike for a first estimate).
-fn evasion_weight(evasions: &MoveList) -> PnDn {
-    let mut n = 0;
-    let mut drop_sq = Bitboard::EMPTY;
-    for m in evasions {
-        if m.is_drop() {
-            drop_sq = drop_sq.with(m.to());
-        } else {
-            n += 1;
-        }
-    }
-    (n + drop_sq.count()).max(1)
 }

@@ -7,17 +7,143 @@
 //! with the legal evasion generator. Nothing is approximated, so these functions can be
 //! used as truth and as the search's leaf tests.
 
+use super::attacks;
+use super::bitboard::Bitboard;
 use super::checks::generate_checks_fast;
-use super::movegen::generate_evasions;
+use super::movegen::{generate_evasions, is_pawn_drop_mate};
 use super::moves::{Move, MoveList};
 use super::position::Position;
+use super::types::{Color, PieceType, Square};
 
-/// Whether the side to move (in check) has at least one legal move.
+/// Whether `by` attacks `sq` given `occ`: [`Position::attackers_to`] as a boolean, with
+/// the step pieces tested first and an early exit.
+#[inline(always)]
+pub fn is_attacked(pos: &Position, by: Color, sq: Square, occ: Bitboard) -> bool {
+    let them = by.flip();
+    let own = pos.pieces_of(by);
+    let horse = pos.pieces_of_type(PieceType::Horse);
+    let dragon = pos.pieces_of_type(PieceType::Dragon);
+    let kings = pos.pieces_of_type(PieceType::King) | horse | dragon;
+    if ((attacks::king(sq) & kings)
+        | (attacks::gold(them, sq) & pos.golds())
+        | (attacks::silver(them, sq) & pos.pieces_of_type(PieceType::Silver))
+        | (attacks::pawn(them, sq) & pos.pieces_of_type(PieceType::Pawn))
+        | (attacks::knight(them, sq) & pos.pieces_of_type(PieceType::Knight)))
+        & own
+        != Bitboard::EMPTY
+    {
+        return true;
+    }
+    let rooks = (pos.pieces_of_type(PieceType::Rook) | dragon) & own;
+    if (attacks::rook_pseudo(sq) & rooks).is_nonempty()
+        && (attacks::rook(sq, occ) & rooks).is_nonempty()
+    {
+        return true;
+    }
+    let bishops = (pos.pieces_of_type(PieceType::Bishop) | horse) & own;
+    if (attacks::bishop_pseudo(sq) & bishops).is_nonempty()
+        && (attacks::bishop(sq, occ) & bishops).is_nonempty()
+    {
+        return true;
+    }
+    let lances = pos.pieces(by, PieceType::Lance);
+    lances.is_nonempty() && (attacks::lance(them, sq, occ) & lances).is_nonempty()
+}
+
+/// Whether the side to move, in check, has at least one legal move. Answers without
+/// generating the moves: a safe king step, a capture of a single checker by a free piece,
+/// a board move or a legal drop onto a square between king and checker.
 #[inline]
 pub fn has_evasion(pos: &Position) -> bool {
-    let mut list = MoveList::new();
-    generate_evasions(pos, &mut list);
-    !list.is_empty()
+    evasion_classes(pos, true) != 0
+}
+
+/// A cheap size estimate of the evasion set of the side to move (in check): safe king
+/// squares, free capturers of a single checker, and squares between king and checker
+/// that some move or drop can block. Zero exactly when there is no legal evasion. With
+/// `first`, stops at the first class found (returns 1).
+pub fn evasion_classes(pos: &Position, first: bool) -> u32 {
+    let us = pos.side_to_move();
+    let them = us.flip();
+    let ksq = pos.king_square(us);
+    let occ = pos.occupied();
+    let occ_no_king = occ.without(ksq);
+    let mut n = 0;
+    for to in attacks::king(ksq).and_not(pos.pieces_of(us)) {
+        if !is_attacked(pos, them, to, occ_no_king) {
+            if first {
+                return 1;
+            }
+            n += 1;
+        }
+    }
+    let checkers = pos.checkers();
+    if checkers.more_than_one() {
+        return n;
+    }
+    let Some(checker) = checkers.lsb() else {
+        // Not in check: any legal move will do.
+        return super::movegen::has_legal_move(pos) as u32;
+    };
+    let pinned = pos.pinned(us);
+    // Every piece that attacks a square can move there (a forced promotion is a move).
+    let free = |from: Square, to: Square| !pinned.has(from) || attacks::line(ksq, from).has(to);
+    for f in pos.attackers_to(us, checker, occ).without(ksq) {
+        if free(f, checker) {
+            if first {
+                return 1;
+            }
+            n += 1;
+        }
+    }
+    let between = attacks::between(ksq, checker);
+    if between.is_empty() {
+        return n;
+    }
+    let hand = pos.hand(us);
+    let any_drop = [
+        PieceType::Silver,
+        PieceType::Gold,
+        PieceType::Bishop,
+        PieceType::Rook,
+    ]
+    .into_iter()
+    .any(|pt| hand.has(pt));
+    let lance_ok = if hand.has(PieceType::Lance) {
+        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 1))
+    } else {
+        Bitboard::EMPTY
+    };
+    let knight_ok = if hand.has(PieceType::Knight) {
+        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 2))
+    } else {
+        Bitboard::EMPTY
+    };
+    let pawn_ok = if hand.has(PieceType::Pawn) {
+        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 1))
+            & Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn))
+    } else {
+        Bitboard::EMPTY
+    };
+    let front = attacks::pawn(them, pos.king_square(them));
+    for sq in between {
+        let blocked = any_drop
+            || lance_ok.has(sq)
+            || knight_ok.has(sq)
+            || (pawn_ok.has(sq) && !(front.has(sq) && is_pawn_drop_mate(pos, sq)))
+            || pos
+                .attackers_to(us, sq, occ)
+                .without(ksq)
+                .into_iter()
+                .any(|f| free(f, sq));
+        if blocked {
+            if first {
+                return 1;
+            }
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Number of legal evasions of the side to move (which must be in check).

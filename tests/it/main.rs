@@ -5,6 +5,7 @@
 mod codec;
 mod differential;
 mod filter;
+mod mate;
 mod perft;
 mod pipeline;
 mod support;

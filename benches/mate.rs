@@ -1,0 +1,196 @@
+//! Mate-solver benchmark: our solver and cshogi's DfPn (benches/mate_peer.py, pip cshogi
+//! 1.1.0) on the same 2,000 positions (benches/data/dfpn_bench.sfen) in the same run, at
+//! 10,000 and 100,000 nodes; the seed-003 positions; table clearing by generation vs
+//! zeroing.
+//!
+//! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
+//! nodes, nodes/s, conflicts, ratios); then criterion measures our solver.
+//! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
+//! `MATE_BENCH_NODES=10000` picks the summary budgets.
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use posfilter::mate::table::Table;
+use posfilter::mate::{Limits, MateResult, Solver};
+use posfilter::shogi::Position;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const TABLE_MB: usize = 16;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/data")
+        .join(name)
+}
+
+fn positions() -> Vec<Position> {
+    let text = std::fs::read_to_string(data("dfpn_bench.sfen")).expect("bench data");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| Position::from_sfen(l.trim()).expect("bench SFEN"))
+        .collect()
+}
+
+fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
+    let mut solver = Solver::new(TABLE_MB);
+    let lim = Limits {
+        nodes,
+        max_plies: None,
+        time: None,
+    };
+    let start = Instant::now();
+    let mut out = Vec::with_capacity(set.len());
+    let mut total = 0;
+    for p in set.iter_mut() {
+        let v = solver.solve(p, &lim);
+        total += v.nodes;
+        out.push(v.result);
+    }
+    (start.elapsed().as_secs_f64(), out, total)
+}
+
+fn run_peer(nodes: u64) -> Option<serde_json::Value> {
+    if std::env::var_os("MATE_BENCH_NO_PEER").is_some() {
+        return None;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/mate_peer.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(data("dfpn_bench.sfen"))
+        .arg(nodes.to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("peer failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+fn summary(set: &mut [Position]) {
+    let budgets: Vec<u64> = std::env::var("MATE_BENCH_NODES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000, 100_000]);
+    for nodes in budgets {
+        let (secs, res, total) = run_ours(set, nodes);
+        let mates = res
+            .iter()
+            .filter(|r| matches!(r, MateResult::Mate | MateResult::Mated))
+            .count();
+        let unknown = res.iter().filter(|r| **r == MateResult::Unknown).count();
+        let pps = set.len() as f64 / secs;
+        println!(
+            "ours   @{nodes:>6}: {secs:7.2} s  {pps:8.1} pos/s  mates {mates}  unknown {unknown}  nodes {total}  {:.2} M nodes/s",
+            total as f64 / secs / 1e6
+        );
+        if let Some(peer) = run_peer(nodes) {
+            let psecs = peer["seconds"].as_f64().unwrap_or(f64::NAN);
+            let pm = peer["mates"].as_u64().unwrap_or(0);
+            let pn = peer["nodes"].as_u64().unwrap_or(0);
+            let pres = peer["results"].as_array().cloned().unwrap_or_default();
+            let mut conflicts = 0;
+            let mut they_only = 0;
+            for (r, p) in res.iter().zip(&pres) {
+                let pmate = p[0].as_bool().unwrap_or(false);
+                let pexh = p[1].as_bool().unwrap_or(true);
+                let ours_mate = matches!(r, MateResult::Mate | MateResult::Mated);
+                if (ours_mate && !pmate && !pexh) || (pmate && *r == MateResult::NoMate) {
+                    conflicts += 1;
+                }
+                if pmate && !ours_mate {
+                    they_only += 1;
+                }
+            }
+            let ppps = set.len() as f64 / psecs;
+            println!(
+                "cshogi @{nodes:>6}: {psecs:7.2} s  {ppps:8.1} pos/s  mates {pm}  nodes {pn}  {:.2} M nodes/s",
+                pn as f64 / psecs / 1e6
+            );
+            println!(
+                "ratio  @{nodes:>6}: {:.2}x positions/s, mates {mates} vs {pm} (cshogi-only {they_only}), conflicts {conflicts}",
+                pps / ppps
+            );
+        }
+    }
+    for (name, sfen) in SEEDS {
+        let mut p = Position::from_sfen(sfen).expect("seed SFEN");
+        let mut solver = Solver::new(TABLE_MB);
+        let start = Instant::now();
+        let v = solver.solve(
+            &mut p,
+            &Limits {
+                nodes: 2_000_000,
+                max_plies: None,
+                time: None,
+            },
+        );
+        println!(
+            "seed {name}: {} {} plies, {} nodes, {:.3} s",
+            v.result.as_str(),
+            v.plies,
+            v.nodes,
+            start.elapsed().as_secs_f64()
+        );
+    }
+}
+
+const SEEDS: [(&str, &str); 5] = [
+    (
+        "003a",
+        "1n1g3+Pl/k1p1s4/1ng5p/pSP1p1pp1/1n3p3/P1K3P1P/1P7/9/L1G5L b 2R2BG2SL5Pn 161",
+    ),
+    (
+        "003b",
+        "7n1/+R5glK/n4s1p1/p4pkl1/2s3n2/P3PP2P/1P+pG5/2P6/9 b R2B2G2S2L8Pn 1",
+    ),
+    (
+        "003c",
+        "l2+S1p2K/1B4G2/p4+N1p1/3+B3sk/5P1s1/P1G3p1p/2P1Pr1+n1/9/LNS5L b R2GL8Pnp 1",
+    ),
+    (
+        "003d",
+        "lnl5l/2b6/ppk6/3p1p2p/Ps2p1bP1/1NP3g1K/LP6P/9/1N6+p b R3G2SN2Prs4p 1",
+    ),
+    (
+        "003e",
+        "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1",
+    ),
+];
+
+fn bench(c: &mut Criterion) {
+    let mut set = positions();
+    summary(&mut set);
+    if std::env::var_os("MATE_BENCH_SUMMARY_ONLY").is_some() {
+        return;
+    }
+    let mut g = c.benchmark_group("dfpn_bench");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    for nodes in [10_000u64, 100_000] {
+        g.bench_with_input(BenchmarkId::new("ours", nodes), &nodes, |b, &n| {
+            b.iter(|| run_ours(&mut set, n).2)
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("seed003a");
+    g.sample_size(20);
+    g.bench_function("solve", |b| {
+        let mut solver = Solver::new(TABLE_MB);
+        let mut p = Position::from_sfen(SEEDS[0].1).expect("seed");
+        b.iter(|| solver.solve(&mut p, &Limits::default()).nodes)
+    });
+    g.finish();
+    let mut g = c.benchmark_group("table_clear_16mb");
+    let mut t = Table::new(TABLE_MB);
+    g.bench_function("new_generation", |b| b.iter(|| t.new_generation()));
+    g.bench_function("zero", |b| b.iter(|| t.clear()));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Peer for benches/mate.rs: cshogi 1.1.0 DfPn on the same positions, like our roots:
+`search` when the side to move is not in check, `search_andnode` when it is.
+
+usage: mate_peer.py SFEN_FILE NODES  ->  one JSON object on stdout:
+{"nodes_budget", "seconds", "positions", "mates", "nodes", "results": [[mate(bool), exhausted(bool)], ...]}
+`seconds` covers the solving loop only (boards are built before the clock starts)."""
+import json
+import sys
+import time
+
+import cshogi
+
+path, budget = sys.argv[1], int(sys.argv[2])
+boards = []
+with open(path) as f:
+    for line in f:
+        line = line.strip()
+        if line:
+            boards.append(cshogi.Board(line))
+dfpn = cshogi.DfPn(depth=1600, nodes=budget)
+results = []
+mates = 0
+total_nodes = 0
+start = time.perf_counter()
+for b in boards:
+    if b.is_check():
+        m = dfpn.search_andnode(b)
+    else:
+        m = dfpn.search(b)
+    n = dfpn.searched_node
+    total_nodes += n
+    mates += bool(m)
+    results.append([bool(m), n >= budget])
+seconds = time.perf_counter() - start
+print(json.dumps({"nodes_budget": budget, "seconds": seconds, "positions": len(boards),
+                  "mates": mates, "nodes": total_nodes, "results": results}))
