@@ -6,7 +6,8 @@ use posfilter::filter::{
     open_path_info, DeclarationConfig, DeclarationStage, EnteringKingConfig, OpenPathMode,
 };
 use posfilter::shogi::declaration::{
-    declaration, declaration_count, entering_path, DeclarationResult, DeclarationRule, EnteringPath,
+    attack_map, declaration, declaration_count, entering_path, DeclarationResult, DeclarationRule,
+    EnteringPath,
 };
 use posfilter::shogi::{Color, Position, Square};
 use std::collections::VecDeque;
@@ -277,4 +278,24 @@ fn scan_edges() {
             files: 1 << 6
         }
     );
+}
+
+#[test]
+fn attack_map_matches_per_square_attackers_on_every_corpus_position() {
+    for (i, pos) in positions().iter().enumerate() {
+        for by in Color::ALL {
+            let lifted = pos.occupied().without(pos.king_square(by.flip()));
+            for occ in [pos.occupied(), lifted] {
+                let map = attack_map(pos, by, occ);
+                for sq in Square::all() {
+                    assert_eq!(
+                        map.has(sq),
+                        pos.attackers_to(by, sq, occ).is_nonempty(),
+                        "#{i} {by:?} {sq} {}",
+                        pos.to_sfen()
+                    );
+                }
+            }
+        }
+    }
 }
