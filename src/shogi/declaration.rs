@@ -181,7 +181,8 @@ pub fn attack_map(pos: &Position, by: Color, occupied: Bitboard) -> Bitboard {
     let silvers = pos.pieces_of_type(PieceType::Silver).bits() & theirs;
     let golds = pos.golds().bits() & theirs;
     // Forward / backward one rank, and forward two ranks, for `by`.
-    let (fwd, back, fwd2): (fn(u128) -> u128, fn(u128) -> u128, fn(u128) -> u128) = match by {
+    type Shift = fn(u128) -> u128;
+    let (fwd, back, fwd2): (Shift, Shift, Shift) = match by {
         Color::Black => (
             |b| (b & !RANK_A) >> 1,
             |b| (b & !RANK_I) << 1,
