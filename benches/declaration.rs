@@ -1,10 +1,15 @@
+#![allow(missing_docs)] // criterion_group! generates undocumented items
 //! Cost per position of the entering-king code on the 20,000 corpus positions: the seed-004
 //! scan (attack map + scan, both kings; and the scan alone given the map), the declaration
-//! check, and, for scale, parsing one SFEN (no record decoder existed on main when this was
-//! written) and the repetition history push. Criterion reports time per pass over all
-//! positions with `Throughput::Elements`, so "elem/s" is positions per second.
+//! check, and, for scale, decoding one 32-byte PackedSfen record (`codec::psfen`, the records
+//! made by encoding the same positions) and parsing one SFEN; also the repetition history
+//! push and the mirror-aware dedup key. Criterion reports time per pass over all positions
+//! with `Throughput::Elements`, so "elem/s" is positions per second; the `_hot` variants loop
+//! 40 times over 500 positions that stay in cache, as in the pipeline where the position was
+//! just decoded.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use posfilter::codec::psfen::{decode_psfen, encode_psfen};
 use posfilter::filter::{dedup_key, GameHistory};
 use posfilter::shogi::declaration::{
     attack_map, declaration, entering_path, entering_path_with, DeclarationRule,
@@ -75,6 +80,30 @@ fn bench(c: &mut Criterion) {
             for _ in 0..40 {
                 for p in hot {
                     acc += declaration(p, DeclarationRule::Csa27) as u32;
+                }
+            }
+            black_box(acc)
+        })
+    });
+    let records: Vec<[u8; 32]> = positions
+        .iter()
+        .map(|p| encode_psfen(p).expect("corpus positions encode"))
+        .collect();
+    g.bench_function("peer_decode_psfen", |b| {
+        b.iter(|| {
+            let mut acc = 0u32;
+            for r in &records {
+                acc += decode_psfen(r).map_or(0, |p| p.ply());
+            }
+            black_box(acc)
+        })
+    });
+    g.bench_function("peer_decode_psfen_hot", |b| {
+        b.iter(|| {
+            let mut acc = 0u32;
+            for _ in 0..40 {
+                for r in &records[..500] {
+                    acc += decode_psfen(r).map_or(0, |p| p.ply());
                 }
             }
             black_box(acc)

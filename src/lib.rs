@@ -15,4 +15,7 @@
 //! 証明駒 / 反証駒.
 
 pub mod filter;
+pub mod mate;
+pub mod codec;
+pub mod io;
 pub mod shogi;

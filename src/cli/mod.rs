@@ -1,6 +1,7 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
 mod common;
+mod mate;
 mod perft;
 
 use anyhow::Result;
@@ -35,6 +36,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Solve one position with df-pn: mate, no_mate, mated, checkmated, no_legal_moves or
+    /// unknown, with a verified PV.
+    Mate {
+        /// Position as SFEN.
+        #[arg(long)]
+        sfen: String,
+        /// Node budget.
+        #[arg(long, default_value_t = 100_000)]
+        nodes: u64,
+        /// Transposition-table size in MB.
+        #[arg(long, default_value_t = 16)]
+        table_mb: usize,
+        /// One JSON object on stdout: {"result", "plies", "pv", "nodes", "seconds"}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Parses the command line and runs it.
@@ -48,5 +65,11 @@ pub fn run() -> Result<ExitCode> {
             divide,
             json,
         } => perft::run(&sfen, depth, !no_bulk, divide, json),
+        Command::Mate {
+            sfen,
+            nodes,
+            table_mb,
+            json,
+        } => mate::run(&sfen, nodes, table_mb, json),
     }
 }

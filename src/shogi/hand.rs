@@ -82,6 +82,14 @@ impl Hand {
             .then_some(h)
     }
 
+    /// From a value previously returned by [`Hand::raw`] (e.g. a table entry), without the
+    /// checks of [`Hand::from_raw`]. A value that did not come from `raw` gives meaningless
+    /// counts (never undefined behaviour).
+    #[inline(always)]
+    pub const fn from_raw_trusted(raw: u32) -> Hand {
+        Hand(raw)
+    }
+
     /// Count of `pt` (an unpromoted hand kind; anything else returns 0).
     #[inline(always)]
     pub const fn count(self, pt: PieceType) -> u8 {

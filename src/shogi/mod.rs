@@ -8,7 +8,9 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod declaration;
+pub mod checks;
 pub mod hand;
+pub mod mate1;
 pub mod movegen;
 pub mod moves;
 pub mod perft;

@@ -1,0 +1,237 @@
+//! The mate solver: dominance-aware df-pn with proof and disproof pieces, sound with loops.
+//!
+//! # Terms
+//! - *attacker*: the side giving check; at an *OR node* the attacker is to move and plays
+//!   checks only; at an *AND node* the defender is to move and plays every legal evasion.
+//! - *pn* / *dn*: proof and disproof numbers (`pndn.rs`); 0 means proven / disproven.
+//! - *proof hand* / *disproof hand*: the generalisation of a result over the attacker's
+//!   hand (証明駒 / 反証駒, `proof_hand.rs`).
+//!
+//! # Design
+//! - `search.rs`: df-pn with local expansion; the exact 1-ply mate test is part of every OR
+//!   expansion and the 2-ply test part of every AND expansion (seed 003).
+//! - `table.rs` / `entry.rs`: one fixed-size table per solver, clusters by board key,
+//!   entries keyed by the attacker's hand, dominance on lookup, replacement that keeps
+//!   final and expensive entries, O(1) clearing by generation.
+//! - `path.rs`: on-path repetition is a failure of the attacker on that path only;
+//!   path-dependent disproofs are never stored (graph-history interaction).
+//! - `pv.rs`: the mate line, shortest found preferred, replayed and verified.
+//!
+//! # Contract of [`Solver::solve`]
+//! - Not in check: OR root, `Mate` or `NoMate`. In check: AND root, `Mated` or `NoMate`.
+//!   No legal move: `Checkmated` (in check) or `NoLegalMoves`, without search.
+//! - A limit (nodes, time) gives `Unknown`, never `NoMate`; with `max_plies`, a failure
+//!   that depends on the cap and a mate longer than the cap are `Unknown` too.
+//! - Every `Mate`/`Mated` carries a PV that passed [`pv::verify`]; a PV that cannot be
+//!   extracted or verified turns the answer into `Unknown`.
+//! - Deterministic: each root starts on a fresh table generation unless
+//!   [`Solver::set_reuse`] opted into reuse, so the verdict does not depend on earlier roots.
+//! - The position is restored before returning (its history is untouched).
+
+pub mod entry;
+pub mod path;
+pub mod pndn;
+pub mod proof_hand;
+pub mod pv;
+pub mod search;
+pub mod table;
+
+use crate::shogi::movegen::has_legal_move;
+use crate::shogi::{Color, Move, PieceType, Position};
+use search::Searcher;
+use std::time::{Duration, Instant};
+
+/// Limits for one root position.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Node budget (visits of the df-pn loop).
+    pub nodes: u64,
+    /// Optional maximum mate length in plies.
+    pub max_plies: Option<u32>,
+    /// Optional wall-time guard.
+    pub time: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            nodes: 100_000,
+            max_plies: None,
+            time: None,
+        }
+    }
+}
+
+/// The answer for one position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MateResult {
+    /// The side to move (not in check) mates by force.
+    Mate,
+    /// No forced mate (proved).
+    NoMate,
+    /// The side to move is in check and every evasion loses to a forced mate.
+    Mated,
+    /// The side to move is in check and has no legal move.
+    Checkmated,
+    /// The side to move is not in check and has no legal move.
+    NoLegalMoves,
+    /// A limit was reached before an answer.
+    Unknown,
+}
+
+impl MateResult {
+    /// The lower-case name used in JSON (`mate`, `no_mate`, `mated`, `checkmated`,
+    /// `no_legal_moves`, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MateResult::Mate => "mate",
+            MateResult::NoMate => "no_mate",
+            MateResult::Mated => "mated",
+            MateResult::Checkmated => "checkmated",
+            MateResult::NoLegalMoves => "no_legal_moves",
+            MateResult::Unknown => "unknown",
+        }
+    }
+}
+
+/// The verdict for one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The answer.
+    pub result: MateResult,
+    /// Length of `pv` in plies (0 unless `Mate`/`Mated`).
+    pub plies: u32,
+    /// The verified mate line (empty unless `Mate`/`Mated`).
+    pub pv: Vec<Move>,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// A mate solver with its own table; reuse one per worker thread.
+pub struct Solver {
+    searcher: Searcher,
+    reuse: bool,
+}
+
+impl Solver {
+    /// A solver with a table of about `table_mb` megabytes.
+    pub fn new(table_mb: usize) -> Solver {
+        Solver {
+            searcher: Searcher::new(table_mb),
+            reuse: false,
+        }
+    }
+
+    /// Keeps the table between roots (faster on related positions, but the verdict may then
+    /// depend on the roots solved before). Off by default.
+    pub fn set_reuse(&mut self, reuse: bool) {
+        self.reuse = reuse;
+    }
+
+    /// Dominance lookups on (default) or off (exact hand match; for tests).
+    pub fn set_dominance(&mut self, on: bool) {
+        self.searcher.table.set_dominance(on);
+    }
+
+    /// Solves `pos` within `limits`. The position is restored before returning.
+    pub fn solve(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
+        let in_check = pos.in_check();
+        if !has_legal_move(pos) {
+            let result = if in_check {
+                MateResult::Checkmated
+            } else {
+                MateResult::NoLegalMoves
+            };
+            return Verdict {
+                result,
+                plies: 0,
+                pv: Vec::new(),
+                nodes: 0,
+            };
+        }
+        let s = &mut self.searcher;
+        if !self.reuse {
+            s.table.new_generation();
+        }
+        let or_root = !in_check;
+        s.attacker = if in_check {
+            pos.side_to_move().flip()
+        } else {
+            pos.side_to_move()
+        };
+        s.salt = salt(pos, s.attacker);
+        s.nodes = 0;
+        s.node_limit = limits.nodes.max(1);
+        s.deadline = limits.time.map(|t| Instant::now() + t);
+        s.stopped = false;
+        s.max_plies = limits
+            .max_plies
+            .unwrap_or(search::MAX_DEPTH)
+            .min(search::MAX_DEPTH);
+        s.path.clear();
+        s.path.push(pos.key());
+        let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
+        let nodes = s.nodes;
+        let unknown = Verdict {
+            result: MateResult::Unknown,
+            plies: 0,
+            pv: Vec::new(),
+            nodes,
+        };
+        if r.pn == 0 {
+            let Some(pv) = pv::extract(s, pos, or_root) else {
+                debug_assert!(false, "no PV for a proven root {}", pos.to_sfen());
+                return unknown;
+            };
+            if !pv::verify(pos, &pv, or_root) {
+                debug_assert!(false, "PV failed verification {}", pos.to_sfen());
+                return unknown;
+            }
+            if limits.max_plies.is_some_and(|m| pv.len() as u32 > m) {
+                return unknown;
+            }
+            let result = if or_root {
+                MateResult::Mate
+            } else {
+                MateResult::Mated
+            };
+            return Verdict {
+                result,
+                plies: pv.len() as u32,
+                pv,
+                nodes,
+            };
+        }
+        if r.dn == 0 && r.flags & path::DEPTH_LIMITED == 0 {
+            return Verdict {
+                result: MateResult::NoMate,
+                plies: 0,
+                pv: Vec::new(),
+                nodes,
+            };
+        }
+        unknown
+    }
+}
+
+/// Key salt for one root: the attacker's colour and the number of pieces of each kind in
+/// play (handicap and tsume positions have fewer), so that entries of roots with different
+/// piece sets or attackers never meet when the table is reused.
+fn salt(pos: &Position, attacker: Color) -> u64 {
+    let mut counts = [0u64; 8];
+    for p in pos.board().iter().flatten() {
+        counts[p.piece_type().unpromote().index()] += 1;
+    }
+    for c in Color::ALL {
+        for pt in PieceType::HAND {
+            counts[pt.index()] += pos.hand(c).count(pt) as u64;
+        }
+    }
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ (attacker.index() as u64);
+    for c in counts {
+        h = (h ^ c).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 31;
+    }
+    // Bit 0 is the side-to-move bit of board keys: leave it alone.
+    h & !1
+}

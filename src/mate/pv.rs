@@ -1,0 +1,144 @@
+//! Principal variation: extraction from the table and replay verification.
+//!
+//! Extraction walks from the root: at OR nodes it takes a checking move that mates at once
+//! or else the proven child with the shortest stored proof; at AND nodes the evasion whose
+//! proven child has the longest stored proof (a mate in 1 found by test counts as 1 ply).
+//! If a needed child is missing (evicted), the node is searched again with a small budget
+//! and the step retried once. A cycle, a dead end or an over-long line gives `None`.
+//!
+//! Verification replays the line from the root: every attacker move legal and checking,
+//! every defence legal, the final position checkmated, the side to move at the end the
+//! defender. A line that fails is never reported as a mate.
+
+use super::search::Searcher;
+use super::table::Probe;
+use crate::shogi::checks::generate_checks_fast;
+use crate::shogi::mate1::has_evasion;
+use crate::shogi::movegen::generate_legal;
+use crate::shogi::{Move, MoveList, Position};
+
+/// Longest line extraction will follow.
+pub const MAX_PV: usize = 1000;
+
+/// Extra nodes allowed to re-prove a node whose children were evicted.
+const REPROVE_NODES: u64 = 20_000;
+
+/// One step: the chosen move and whether it ends the line (mate given).
+fn choose(s: &Searcher, pos: &mut Position, or_node: bool) -> Result<Option<(Move, bool)>, ()> {
+    let mut list = MoveList::new();
+    if or_node {
+        generate_checks_fast(pos, &mut list);
+    } else {
+        generate_legal(pos, &mut list);
+        if list.is_empty() {
+            return Ok(None);
+        }
+    }
+    let mut best: Option<(Move, u32)> = None;
+    for &m in &list {
+        pos.do_move(m);
+        let len = if or_node && !has_evasion(pos) {
+            Some(0)
+        } else {
+            match s.probe(pos) {
+                Probe::Proven { len, .. } => Some(len as u32),
+                _ if !or_node && crate::shogi::mate1::mate1(pos).is_some() => Some(1),
+                _ => None,
+            }
+        };
+        pos.undo_move();
+        match (len, or_node) {
+            (Some(0), true) => return Ok(Some((m, true))),
+            (Some(l), true) => {
+                if best.is_none_or(|(_, b)| l < b) {
+                    best = Some((m, l));
+                }
+            }
+            (Some(l), false) => {
+                if best.is_none_or(|(_, b)| l > b) {
+                    best = Some((m, l));
+                }
+            }
+            (None, true) => {}
+            (None, false) => return Err(()),
+        }
+    }
+    match best {
+        Some((m, _)) => Ok(Some((m, false))),
+        None => Err(()),
+    }
+}
+
+/// Extracts a mate line from the current position (`or_root`: attacker to move). The
+/// position is restored before returning.
+pub fn extract(s: &mut Searcher, pos: &mut Position, or_root: bool) -> Option<Vec<Move>> {
+    let mut pv = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut or_node = or_root;
+    let mut ok = false;
+    while pv.len() < MAX_PV {
+        if !seen.insert(pos.key()) {
+            break;
+        }
+        let mut step = choose(s, pos, or_node);
+        if step.is_err() {
+            // Children evicted: prove this node again, then retry once.
+            s.node_limit = s.nodes + REPROVE_NODES;
+            s.stopped = false;
+            s.path.clear();
+            s.path.push(pos.key());
+            let r = s.search(pos, or_node, super::pndn::INF, super::pndn::INF, 0);
+            step = if r.pn == 0 {
+                choose(s, pos, or_node)
+            } else {
+                Err(())
+            };
+        }
+        match step {
+            Ok(None) => {
+                ok = !or_node;
+                break;
+            }
+            Ok(Some((m, end))) => {
+                pv.push(m);
+                pos.do_move(m);
+                or_node = !or_node;
+                if end {
+                    ok = true;
+                    break;
+                }
+            }
+            Err(()) => break,
+        }
+    }
+    for _ in 0..pv.len() {
+        pos.undo_move();
+    }
+    ok.then_some(pv)
+}
+
+/// Replays `pv` from the current position (`or_root`: the side to move attacks) and checks
+/// that it is a mate line. The position is restored.
+pub fn verify(pos: &mut Position, pv: &[Move], or_root: bool) -> bool {
+    if !or_root && !pos.in_check() {
+        return false;
+    }
+    let mut played = 0;
+    let mut ok = true;
+    let mut attacker_turn = or_root;
+    for &m in pv {
+        if !pos.is_legal(m) || (attacker_turn && !pos.gives_check(m)) {
+            ok = false;
+            break;
+        }
+        pos.do_move(m);
+        played += 1;
+        attacker_turn = !attacker_turn;
+    }
+    // The defender must be to move and checkmated.
+    ok = ok && !attacker_turn && pos.is_checkmated();
+    for _ in 0..played {
+        pos.undo_move();
+    }
+    ok
+}

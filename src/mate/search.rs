@@ -1,0 +1,525 @@
+//! The df-pn loop ([`Searcher`]).
+//!
+//! # Variant
+//! Nagai's df-pn (recursive, thresholds `thpn`/`thdn`, children thresholds
+//! `min(th, second + 1)` for the minimised number and `th - total + child` for the summed
+//! one) with *local expansion*: each visited node keeps its children's numbers in a per-ply
+//! buffer for as long as it is on the stack, so a child's result (including a
+//! path-dependent one) is seen exactly as it was returned, not re-read from a table that
+//! may have lost or generalised it (the KomoringHeights design). Initial numbers (df-pn+
+//! style) come from the expansion itself:
+//! - OR node: every checking move is played and the defender's evasions are generated;
+//!   no evasion = checkmate, so the exact 1-ply mate test is part of the expansion; else
+//!   the child starts at `pn` = a weighted evasion count, `dn` = 1.
+//! - AND node (the 2-ply test of seed 003): every evasion is played and the attacker's
+//!   checks are generated; none = disproof (stored, it is path-independent), a mate in 1
+//!   = proof (stored), else `pn` = 1, `dn` = 1.
+//!
+//! Why this variant: the local expansion makes graph-history interaction tractable
+//! (path-dependent results live only on the stack, see `path.rs`), and the expansion-time
+//! mate tests are what seed 003 measured as the big win (24% of the nodes).
+//!
+//! # Invariants
+//! - A final result stored in the table never depends on the path or on a limit.
+//! - Budget exhaustion returns the current (non-final) numbers; it is never a disproof.
+//! - `nodes` counts visits of [`Searcher::search`] (the unit of the node budget).
+
+use super::path::{Path, DEPTH_LIMITED, PATH_DEPENDENT};
+use super::pndn::{self, PnDn, INF};
+use super::proof_hand as hands;
+use super::table::{Probe, Table};
+use crate::shogi::attacks;
+use crate::shogi::checks::generate_checks_fast;
+use crate::shogi::movegen::generate_evasions;
+use crate::shogi::{Bitboard, Color, Hand, Move, MoveList, PieceType, Position};
+use std::time::Instant;
+
+/// Hard cap on the search depth (plies from the root); beyond it a node is a
+/// depth-limited (path-dependent) failure, never a stored disproof.
+pub const MAX_DEPTH: u32 = 400;
+
+/// A node's result as returned to its parent.
+#[derive(Clone, Copy, Debug)]
+pub struct Outcome {
+    /// Proof number.
+    pub pn: PnDn,
+    /// Disproof number.
+    pub dn: PnDn,
+    /// Proof hand (proven), disproof hand (disproven) or the attacker's hand.
+    pub hand: Hand,
+    /// Plies of the proof found (proven only).
+    pub len: u16,
+    /// [`PATH_DEPENDENT`] / [`DEPTH_LIMITED`] for disproofs that must not be stored.
+    pub flags: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Child {
+    mv: Move,
+    pn: PnDn,
+    dn: PnDn,
+    hand: Hand,
+    len: u16,
+    flags: u8,
+}
+
+impl Child {
+    fn unknown(mv: Move, pn: PnDn, dn: PnDn, hand: Hand) -> Child {
+        Child {
+            mv,
+            pn,
+            dn,
+            hand,
+            len: 0,
+            flags: 0,
+        }
+    }
+    fn proven(mv: Move, hand: Hand, len: u16) -> Child {
+        Child {
+            mv,
+            pn: 0,
+            dn: INF,
+            hand,
+            len,
+            flags: 0,
+        }
+    }
+    fn disproven(mv: Move, hand: Hand, flags: u8) -> Child {
+        Child {
+            mv,
+            pn: INF,
+            dn: 0,
+            hand,
+            len: 0,
+            flags,
+        }
+    }
+}
+
+struct Summary {
+    pn: PnDn,
+    dn: PnDn,
+    best: usize,
+    second: PnDn,
+}
+
+fn summarize(kids: &[Child], or_node: bool) -> Summary {
+    // OR: pn = min, dn = sum. AND: the mirror image.
+    let mut min = INF;
+    let mut second = INF;
+    let mut sum: PnDn = 0;
+    let mut best = 0;
+    for (i, c) in kids.iter().enumerate() {
+        let (mn, sm) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+        sum = pndn::add(sum, sm);
+        if mn < min {
+            second = min;
+            min = mn;
+            best = i;
+        } else if mn < second {
+            second = mn;
+        }
+    }
+    if kids.is_empty() {
+        sum = 0;
+    }
+    if min == 0 {
+        sum = INF;
+    }
+    if or_node {
+        Summary {
+            pn: min,
+            dn: sum,
+            best,
+            second,
+        }
+    } else {
+        Summary {
+            pn: sum,
+            dn: min,
+            best,
+            second,
+        }
+    }
+}
+
+/// Whether the single check on the side to move could be blocked by a drop.
+fn interposable(pos: &Position) -> bool {
+    let c = pos.checkers();
+    match c.lsb() {
+        Some(sq) if !c.more_than_one() => {
+            attacks::between(pos.king_square(pos.side_to_move()), sq).is_nonempty()
+        }
+        _ => false,
+    }
+}
+
+/// The captured base kind of board move `m` here, if any.
+fn captured(pos: &Position, m: Move) -> Option<PieceType> {
+    if m.is_drop() {
+        None
+    } else {
+        pos.piece_on(m.to()).map(|p| p.piece_type().unpromote())
+    }
+}
+
+/// The solver's search state: table, path, per-ply buffers and the limits of one root.
+pub struct Searcher {
+    /// The transposition table.
+    pub table: Table,
+    /// The side giving check in this root's search.
+    pub attacker: Color,
+    /// Salt XORed into board keys (attacker colour and piece totals).
+    pub salt: u64,
+    /// Nodes visited for this root.
+    pub nodes: u64,
+    /// Node budget for this root.
+    pub node_limit: u64,
+    /// Wall-time guard.
+    pub deadline: Option<Instant>,
+    /// Set when a limit stopped the search.
+    pub stopped: bool,
+    /// Maximum plies from the root (mate-length cap, at most [`MAX_DEPTH`]).
+    pub max_plies: u32,
+    /// The current path.
+    pub path: Path,
+    stacks: Vec<Vec<Child>>,
+}
+
+impl Searcher {
+    /// A searcher with a table of `table_mb` MB.
+    pub fn new(table_mb: usize) -> Searcher {
+        Searcher {
+            table: Table::new(table_mb),
+            attacker: Color::Black,
+            salt: 0,
+            nodes: 0,
+            node_limit: 0,
+            deadline: None,
+            stopped: false,
+            max_plies: MAX_DEPTH,
+            path: Path::new(),
+            stacks: Vec::new(),
+        }
+    }
+
+    /// Salted table key of the current position.
+    #[inline(always)]
+    pub fn tt_key(&self, pos: &Position) -> u64 {
+        pos.board_key() ^ self.salt
+    }
+
+    /// Table lookup for the current position.
+    #[inline(always)]
+    pub fn probe(&self, pos: &Position) -> Probe {
+        self.table.probe(self.tt_key(pos), pos.hand(self.attacker))
+    }
+
+    #[inline(always)]
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        } else if self.nodes & 1023 == 0 {
+            if let Some(d) = self.deadline {
+                if Instant::now() >= d {
+                    self.stopped = true;
+                }
+            }
+        }
+        self.stopped
+    }
+
+    /// Proof hand of the current position, which must be checkmated (defender to move).
+    fn checkmate_proof(&self, pos: &Position) -> Hand {
+        let def = self.attacker.flip();
+        hands::and_proof_adjust(
+            Hand::EMPTY,
+            pos.hand(self.attacker),
+            pos.hand(def),
+            interposable(pos),
+        )
+    }
+
+    /// df-pn at the current position (`or_node`: attacker to move) with thresholds.
+    pub fn search(
+        &mut self,
+        pos: &mut Position,
+        or_node: bool,
+        thpn: PnDn,
+        thdn: PnDn,
+        depth: u32,
+    ) -> Outcome {
+        self.nodes += 1;
+        let start = self.nodes;
+        let hand = pos.hand(self.attacker);
+        if or_node && depth + 1 > self.max_plies {
+            return Outcome {
+                pn: INF,
+                dn: 0,
+                hand,
+                len: 0,
+                flags: DEPTH_LIMITED,
+            };
+        }
+        let d = depth as usize;
+        if self.stacks.len() <= d {
+            self.stacks.resize_with(d + 1, Vec::new);
+        }
+        let mut kids = std::mem::take(&mut self.stacks[d]);
+        kids.clear();
+        if or_node {
+            self.expand_or(pos, &mut kids);
+        } else {
+            self.expand_and(pos, depth, &mut kids);
+        }
+        loop {
+            let s = summarize(&kids, or_node);
+            if s.pn == 0 || s.dn == 0 || s.pn >= thpn || s.dn >= thdn || self.out_of_budget() {
+                break;
+            }
+            let best = kids[s.best];
+            let (cthpn, cthdn) = if or_node {
+                (
+                    pndn::min_threshold(thpn, s.second),
+                    pndn::sum_threshold(thdn, s.dn, best.dn),
+                )
+            } else {
+                (
+                    pndn::sum_threshold(thpn, s.pn, best.pn),
+                    pndn::min_threshold(thdn, s.second),
+                )
+            };
+            pos.do_move(best.mv);
+            self.path.push(pos.key());
+            let r = self.search(pos, !or_node, cthpn, cthdn, depth + 1);
+            self.path.pop();
+            pos.undo_move();
+            kids[s.best] = Child {
+                mv: best.mv,
+                pn: r.pn,
+                dn: r.dn,
+                hand: r.hand,
+                len: r.len,
+                flags: r.flags,
+            };
+        }
+        let out = self.finish(pos, or_node, &kids, hand);
+        let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
+        let key = self.tt_key(pos);
+        let stored_hand = if self.table.dominance() {
+            out.hand
+        } else {
+            hand
+        };
+        if out.pn == 0 {
+            self.table.store(key, stored_hand, 0, INF, out.len, amount);
+        } else if out.dn == 0 {
+            if out.flags == 0 {
+                self.table.store(key, stored_hand, INF, 0, 0, amount);
+            }
+        } else {
+            self.table.store(key, hand, out.pn, out.dn, 0, amount);
+        }
+        self.stacks[d] = kids;
+        out
+    }
+
+    /// Children of an OR node: every legal check, with the exact 1-ply mate test built in.
+    fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
+        let mut checks = MoveList::new();
+        generate_checks_fast(pos, &mut checks);
+        let mut evasions = MoveList::new();
+        for &m in &checks {
+            pos.do_move(m);
+            let c = if self.path.contains(pos.key()) {
+                Child::disproven(m, Hand::EMPTY, PATH_DEPENDENT)
+            } else {
+                match self.probe(pos) {
+                    Probe::Proven { hand, len } => Child::proven(m, hand, len),
+                    Probe::Disproven { hand } => Child::disproven(m, hand, 0),
+                    Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
+                    Probe::Miss => {
+                        evasions.clear();
+                        generate_evasions(pos, &mut evasions);
+                        if evasions.is_empty() {
+                            Child::proven(m, self.checkmate_proof(pos), 0)
+                        } else {
+                            Child::unknown(m, evasion_weight(&evasions), 1, Hand::EMPTY)
+                        }
+                    }
+                }
+            };
+            pos.undo_move();
+            kids.push(c);
+            if c.pn == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Children of an AND node: every evasion, with the 2-ply test (mate in 1 or no check
+    /// for each child) built in.
+    fn expand_and(&mut self, pos: &mut Position, depth: u32, kids: &mut Vec<Child>) {
+        let mut evasions = MoveList::new();
+        generate_evasions(pos, &mut evasions);
+        let mut checks = MoveList::new();
+        for &e in &evasions {
+            pos.do_move(e);
+            let c = if self.path.contains(pos.key()) {
+                Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT)
+            } else {
+                match self.probe(pos) {
+                    Probe::Proven { hand, len } => Child::proven(e, hand, len),
+                    Probe::Disproven { hand } => Child::disproven(e, hand, 0),
+                    Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
+                    Probe::Miss => self.leaf_or(pos, e, depth + 1, &mut checks),
+                }
+            };
+            pos.undo_move();
+            kids.push(c);
+            if c.dn == 0 {
+                break;
+            }
+        }
+    }
+
+    /// A new OR node reached by `e` at `depth`: no check = disproof, mate in 1 = proof
+    /// (both stored, both path-independent), else unit numbers.
+    fn leaf_or(&mut self, pos: &mut Position, e: Move, depth: u32, checks: &mut MoveList) -> Child {
+        checks.clear();
+        generate_checks_fast(pos, checks);
+        let hand = pos.hand(self.attacker);
+        let key = self.tt_key(pos);
+        if checks.is_empty() {
+            let dh = hands::or_disproof_finish(hands::full_hand(), hand);
+            let stored = if self.table.dominance() { dh } else { hand };
+            self.table.store(key, stored, INF, 0, 0, 1);
+            return Child::disproven(e, dh, 0);
+        }
+        if depth + 1 <= self.max_plies {
+            for &m in checks.iter() {
+                let cap = captured(pos, m);
+                pos.do_move(m);
+                let mut ev = MoveList::new();
+                generate_evasions(pos, &mut ev);
+                let ph = if ev.is_empty() {
+                    Some(self.checkmate_proof(pos))
+                } else {
+                    None
+                };
+                pos.undo_move();
+                if let Some(ph) = ph {
+                    let ph = hands::before_move_proof(ph, m, cap);
+                    let stored = if self.table.dominance() { ph } else { hand };
+                    self.table.store(key, stored, 0, INF, 1, 1);
+                    return Child::proven(e, ph, 1);
+                }
+            }
+        }
+        Child::unknown(e, 1, 1, Hand::EMPTY)
+    }
+
+    /// The node's result from its children.
+    fn finish(&self, pos: &Position, or_node: bool, kids: &[Child], hand: Hand) -> Outcome {
+        let s = summarize(kids, or_node);
+        if or_node {
+            if s.pn == 0 {
+                let mut best: Option<&Child> = None;
+                for c in kids.iter().filter(|c| c.pn == 0) {
+                    if best.is_none_or(|b| c.len < b.len) {
+                        best = Some(c);
+                    }
+                }
+                let Some(b) = best else {
+                    unreachable!("pn 0 needs a proven child")
+                };
+                let ph = hands::before_move_proof(b.hand, b.mv, captured(pos, b.mv));
+                return Outcome {
+                    pn: 0,
+                    dn: INF,
+                    hand: ph,
+                    len: b.len.saturating_add(1),
+                    flags: 0,
+                };
+            }
+            if s.dn == 0 {
+                let flags = kids.iter().fold(0, |f, c| f | c.flags);
+                let mut dh = hands::full_hand();
+                if flags == 0 {
+                    for c in kids {
+                        dh = dh.min(hands::before_move_disproof(
+                            c.hand,
+                            c.mv,
+                            captured(pos, c.mv),
+                        ));
+                    }
+                }
+                let dh = hands::or_disproof_finish(dh, hand);
+                return Outcome {
+                    pn: INF,
+                    dn: 0,
+                    hand: dh,
+                    len: 0,
+                    flags,
+                };
+            }
+        } else {
+            if s.pn == 0 {
+                let mut ph = Hand::EMPTY;
+                let mut len = 0;
+                for c in kids {
+                    ph = ph.max(c.hand);
+                    len = len.max(c.len);
+                }
+                let def = pos.hand(self.attacker.flip());
+                let ph = hands::and_proof_adjust(ph, hand, def, interposable(pos));
+                return Outcome {
+                    pn: 0,
+                    dn: INF,
+                    hand: ph,
+                    len: len.saturating_add(1),
+                    flags: 0,
+                };
+            }
+            if s.dn == 0 {
+                let pick = kids
+                    .iter()
+                    .find(|c| c.dn == 0 && c.flags == 0)
+                    .or_else(|| kids.iter().find(|c| c.dn == 0));
+                let Some(c) = pick else {
+                    unreachable!("dn 0 needs a disproven child")
+                };
+                let dh = hands::and_disproof(c.hand, c.mv, hand);
+                return Outcome {
+                    pn: INF,
+                    dn: 0,
+                    hand: dh,
+                    len: 0,
+                    flags: c.flags,
+                };
+            }
+        }
+        Outcome {
+            pn: s.pn,
+            dn: s.dn,
+            hand,
+            len: 0,
+            flags: 0,
+        }
+    }
+}
+
+/// Initial pn of an AND child from its evasions: board moves count one each, drops one per
+/// target square (the kinds dropped there are alike for a first estimate).
+fn evasion_weight(evasions: &MoveList) -> PnDn {
+    let mut n = 0;
+    let mut drop_sq = Bitboard::EMPTY;
+    for m in evasions {
+        if m.is_drop() {
+            drop_sq = drop_sq.with(m.to());
+        } else {
+            n += 1;
+        }
+    }
+    (n + drop_sq.count()).max(1)
+}

@@ -1,0 +1,271 @@
+//! The dominance-aware transposition table ([`Table`]).
+//!
+//! Fixed size (given in MB), one per solver, no locks. Clusters of [`CLUSTER`] entries are
+//! addressed by the salted board key (`mul_hi(key, clusters)`, so any size works); every
+//! entry stores the attacker's hand, so positions that differ only in hands share a
+//! cluster and dominance (seeds 000, 003) is a scan of one cluster:
+//! - a proven entry whose proof hand is contained in our attacker hand proves our node;
+//! - a disproven entry whose disproof hand contains our attacker hand disproves it;
+//! - an unknown entry is used only for the exact same hand.
+//!
+//! The attacker is the side giving check at OR and AND nodes alike, so both kinds of node
+//! use the same rule.
+//!
+//! # Replacement
+//! Storing prefers, in order: the slot of the same key and hand, a free slot (another
+//! generation), then evicts the live entry with the lowest priority, where final entries
+//! rank above every unknown one and then by `amount` (work spent). Storing a final result
+//! also frees the unknown entries of the same board that it now dominates.
+//!
+//! # Generations
+//! [`Table::new_generation`] clears the table in O(1): entries of an older generation are
+//! free and are treated exactly like never-written ones, so a search over a new generation
+//! behaves exactly as over a zeroed table (determinism). After 255 generations the table
+//! is really zeroed once.
+
+use super::entry::Entry;
+use super::pndn::PnDn;
+use crate::shogi::Hand;
+
+/// Entries per cluster.
+pub const CLUSTER: usize = 8;
+
+/// What a lookup found for a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// Proven by an entry whose proof hand is `hand` (≤ ours); `len` plies.
+    Proven {
+        /// Proof hand of the dominating entry.
+        hand: Hand,
+        /// Length of that proof in plies.
+        len: u16,
+    },
+    /// Disproven by an entry whose disproof hand is `hand` (≥ ours).
+    Disproven {
+        /// Disproof hand of the dominating entry.
+        hand: Hand,
+    },
+    /// An unknown entry for exactly our hand.
+    Unknown {
+        /// Stored proof number.
+        pn: PnDn,
+        /// Stored disproof number.
+        dn: PnDn,
+    },
+    /// Nothing usable.
+    Miss,
+}
+
+/// The transposition table. See the module doc.
+pub struct Table {
+    entries: Vec<Entry>,
+    clusters: usize,
+    gen: u8,
+    dominance: bool,
+}
+
+impl Table {
+    /// A table of about `mb` megabytes (at least one cluster), generation 1.
+    pub fn new(mb: usize) -> Table {
+        let bytes = mb.max(1) * 1024 * 1024;
+        let clusters = (bytes / (CLUSTER * std::mem::size_of::<Entry>())).max(1);
+        Table {
+            entries: vec![Entry::default(); clusters * CLUSTER],
+            clusters,
+            gen: 1,
+            dominance: true,
+        }
+    }
+
+    /// Turns dominance off (exact hand match for every entry; for tests and measurement).
+    pub fn set_dominance(&mut self, on: bool) {
+        self.dominance = on;
+    }
+
+    /// Whether dominance lookups are on.
+    pub fn dominance(&self) -> bool {
+        self.dominance
+    }
+
+    /// Number of entries.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Forgets every entry in O(1) (a real zeroing once every 255 calls).
+    pub fn new_generation(&mut self) {
+        if self.gen == u8::MAX {
+            self.clear();
+        } else {
+            self.gen += 1;
+        }
+    }
+
+    /// Forgets every entry by zeroing the memory (what `new_generation` avoids).
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+        self.gen = 1;
+    }
+
+    #[inline(always)]
+    fn cluster(&self, key: u64) -> usize {
+        (((key as u128) * (self.clusters as u128)) >> 64) as usize * CLUSTER
+    }
+
+    /// Looks up the node with salted board key `key` and attacker hand `hand`.
+    #[inline]
+    pub fn probe(&self, key: u64, hand: Hand) -> Probe {
+        let start = self.cluster(key);
+        let mut out = Probe::Miss;
+        for e in &self.entries[start..start + CLUSTER] {
+            if e.gen != self.gen || e.key != key {
+                continue;
+            }
+            let eh = Hand::from_raw_trusted(e.hand);
+            if e.hand == hand.raw() {
+                if e.pn == 0 {
+                    return Probe::Proven {
+                        hand: eh,
+                        len: e.len,
+                    };
+                }
+                if e.dn == 0 {
+                    return Probe::Disproven { hand: eh };
+                }
+                out = Probe::Unknown { pn: e.pn, dn: e.dn };
+            } else if self.dominance {
+                if e.pn == 0 && hand.is_equal_or_superior(eh) {
+                    return Probe::Proven {
+                        hand: eh,
+                        len: e.len,
+                    };
+                }
+                if e.dn == 0 && eh.is_equal_or_superior(hand) {
+                    return Probe::Disproven { hand: eh };
+                }
+            }
+        }
+        out
+    }
+
+    /// Stores a result. `hand` is the attacker's own hand for unknown results, the proof
+    /// hand for proven ones and the disproof hand for disproven ones.
+    pub fn store(&mut self, key: u64, hand: Hand, pn: PnDn, dn: PnDn, len: u16, amount: u32) {
+        let start = self.cluster(key);
+        let gen = self.gen;
+        let fin = pn == 0 || dn == 0;
+        let dominance = self.dominance;
+        let cluster = &mut self.entries[start..start + CLUSTER];
+        let mut slot = None;
+        let mut worst = u64::MAX;
+        for (i, e) in cluster.iter_mut().enumerate() {
+            if e.gen != gen {
+                if worst != 0 {
+                    worst = 0;
+                    slot = Some(i);
+                }
+                continue;
+            }
+            if e.key == key {
+                if e.hand == hand.raw() {
+                    slot = Some(i);
+                    break;
+                }
+                // A final result frees the unknown entries it dominates.
+                if fin && dominance && !e.is_final() {
+                    let eh = Hand::from_raw_trusted(e.hand);
+                    let dominated = if pn == 0 {
+                        eh.is_equal_or_superior(hand)
+                    } else {
+                        hand.is_equal_or_superior(eh)
+                    };
+                    if dominated {
+                        e.gen = 0;
+                        if worst != 0 {
+                            worst = 0;
+                            slot = Some(i);
+                        }
+                        continue;
+                    }
+                }
+            }
+            let prio = e.amount as u64 + if e.is_final() { 1 << 32 } else { 0 };
+            if prio < worst {
+                worst = prio;
+                slot = Some(i);
+            }
+        }
+        let Some(i) = slot else { return };
+        let e = &mut cluster[i];
+        // Never replace a final entry of the same node by an unknown one.
+        if e.gen == gen && e.key == key && e.hand == hand.raw() && e.is_final() && !fin {
+            return;
+        }
+        let amount = if e.gen == gen && e.key == key && e.hand == hand.raw() {
+            amount.max(e.amount)
+        } else {
+            amount
+        };
+        *e = Entry {
+            key,
+            hand: hand.raw(),
+            pn,
+            dn,
+            amount,
+            len,
+            gen,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shogi::PieceType;
+
+    fn hand(p: u8, g: u8) -> Hand {
+        Hand::EMPTY
+            .with_count(PieceType::Pawn, p)
+            .unwrap()
+            .with_count(PieceType::Gold, g)
+            .unwrap()
+    }
+
+    #[test]
+    fn dominance_rules() {
+        let mut t = Table::new(1);
+        t.store(42, hand(1, 0), 0, u32::MAX, 3, 10);
+        assert!(matches!(
+            t.probe(42, hand(1, 1)),
+            Probe::Proven { len: 3, .. }
+        ));
+        assert_eq!(t.probe(42, hand(0, 1)), Probe::Miss);
+        t.store(43, hand(2, 1), u32::MAX, 0, 0, 10);
+        assert!(matches!(t.probe(43, hand(1, 1)), Probe::Disproven { .. }));
+        assert_eq!(t.probe(43, hand(3, 0)), Probe::Miss);
+        t.store(44, hand(2, 1), 5, 6, 0, 1);
+        assert_eq!(t.probe(44, hand(2, 1)), Probe::Unknown { pn: 5, dn: 6 });
+        assert_eq!(t.probe(44, hand(3, 1)), Probe::Miss);
+        t.set_dominance(false);
+        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss);
+        t.set_dominance(true);
+        t.new_generation();
+        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss);
+        assert_eq!(t.probe(44, hand(2, 1)), Probe::Miss);
+    }
+
+    #[test]
+    fn proof_frees_dominated_unknowns_and_finals_survive() {
+        let mut t = Table::new(1);
+        t.store(7, hand(2, 0), 5, 5, 0, 1000);
+        t.store(7, hand(1, 0), 0, u32::MAX, 1, 1);
+        assert!(matches!(t.probe(7, hand(2, 0)), Probe::Proven { .. }));
+        // Fill one cluster with unknowns of other boards: the final entry stays.
+        let base = 7u64;
+        for i in 0..(4 * CLUSTER as u64) {
+            let k = base.wrapping_add(i << 60 >> 60);
+            t.store(k ^ (i << 8), hand(i as u8 % 18, 0), 1, 1, 0, 1);
+        }
+        assert!(matches!(t.probe(7, hand(2, 0)), Probe::Proven { .. }));
+    }
+}
