@@ -14,8 +14,8 @@
 //! entering king 入玉 · declaration 入玉宣言 · dominance 優越関係 · proof / disproof pieces
 //! 証明駒 / 反証駒.
 
-pub mod filter;
-pub mod mate;
 pub mod codec;
+pub mod filter;
 pub mod io;
+pub mod mate;
 pub mod shogi;

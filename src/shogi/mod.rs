@@ -7,8 +7,8 @@
 
 pub mod attacks;
 pub mod bitboard;
-pub mod declaration;
 pub mod checks;
+pub mod declaration;
 pub mod hand;
 pub mod mate1;
 pub mod movegen;

@@ -352,7 +352,11 @@ impl Position {
         // `by_color` back as 128-bit right after 64-bit stores would stall on store
         // forwarding (measured: the hottest instruction of make/unmake perft).
         let occ_before = self.occupied();
-        let occ_after = if m.is_drop() { occ_before.with(to) } else { occ_before.without(m.from()).with(to) };
+        let occ_after = if m.is_drop() {
+            occ_before.with(to)
+        } else {
+            occ_before.without(m.from()).with(to)
+        };
         let mut bk = self.board_key;
         if m.is_drop() {
             let pt = m.drop_piece();

@@ -2,8 +2,8 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod codec;
 mod differential;
 mod filter;
-mod codec;
 mod perft;
 mod support;
