@@ -140,6 +140,59 @@ pub fn open_path_info(pos: &Position) -> OpenPathInfo {
     }
 }
 
+/// Open-path statistics over many positions (for `inspect` and report.json's tag counts).
+/// Index 0 is Black's king, 1 White's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OpenPathStats {
+    /// Positions added.
+    pub positions: u64,
+    /// Positions where the king has an open path from outside the camp.
+    pub open: [u64; 2],
+    /// Positions where the king already stands in the enemy camp.
+    pub in_camp: [u64; 2],
+    /// Positions where the king has no open path.
+    pub closed: [u64; 2],
+    /// Per file (0 = file 1): positions where an open path (from outside) reaches it.
+    pub files: [[u64; 9]; 2],
+}
+
+impl OpenPathStats {
+    /// Adds one position's paths.
+    pub fn add(&mut self, info: &OpenPathInfo) {
+        self.positions += 1;
+        for (i, k) in [info.black, info.white].iter().enumerate() {
+            if k.in_camp {
+                self.in_camp[i] += 1;
+            } else if k.open {
+                self.open[i] += 1;
+                for (f, n) in self.files[i].iter_mut().enumerate() {
+                    *n += ((k.files >> f) & 1) as u64;
+                }
+            } else {
+                self.closed[i] += 1;
+            }
+        }
+    }
+
+    /// Adds `pos` (scans both kings).
+    pub fn add_position(&mut self, pos: &Position) {
+        self.add(&open_path_info(pos));
+    }
+
+    /// Merges counts gathered elsewhere (another thread).
+    pub fn merge(&mut self, other: &OpenPathStats) {
+        self.positions += other.positions;
+        for i in 0..2 {
+            self.open[i] += other.open[i];
+            self.in_camp[i] += other.in_camp[i];
+            self.closed[i] += other.closed[i];
+            for f in 0..9 {
+                self.files[i][f] += other.files[i][f];
+            }
+        }
+    }
+}
+
 /// The declaration outcome, as reported.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]

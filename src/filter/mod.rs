@@ -23,7 +23,7 @@ pub mod repetition;
 
 pub use declaration::{
     open_path_info, DeclarationConfig, DeclarationStage, DeclarationVerdict, EnteringKingConfig,
-    OpenPathInfo, OpenPathMode, RuleSetting,
+    OpenPathInfo, OpenPathMode, OpenPathStats, RuleSetting,
 };
 pub use dedup::{dedup_key, Dedup, DedupConfig};
 pub use keyhash::{BuildKeyHasher, KeyHasher};

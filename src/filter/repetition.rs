@@ -29,6 +29,7 @@
 //!   positions) could report a false repetition; it is not guarded against.
 
 use super::keyhash::BuildKeyHasher;
+use crate::codec::{History, PlyState};
 use crate::shogi::zobrist;
 use crate::shogi::{Color, Hand, HandRelation, Position};
 use serde::{Deserialize, Serialize};
@@ -67,6 +68,16 @@ impl HistoryEntry {
     }
 }
 
+impl From<&PlyState> for HistoryEntry {
+    fn from(s: &PlyState) -> HistoryEntry {
+        HistoryEntry {
+            board_key: s.board_key,
+            hands: s.hands,
+            in_check: s.in_check,
+        }
+    }
+}
+
 /// Who gave check with every move of a repetition cycle (連続王手の千日手).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -74,6 +85,9 @@ pub enum Perpetual {
     /// Neither side checked throughout, or there is no exact repetition.
     #[default]
     None,
+    /// The history has gaps inside the cycle (psv data that skips plies), so who checked
+    /// cannot be told.
+    Unknown,
     /// The side to move gave check with each of its moves in the cycle (it loses; cshogi
     /// `REPETITION_LOSE`). Takes precedence if both sides did.
     BySideToMove,
@@ -212,10 +226,16 @@ struct Slot {
     prev_same: u32,
     /// Consecutive positions `k, k-2, …` (this one included) whose side to move is in check.
     check_run: u32,
+    /// The position's ply number in its game.
+    ply: u32,
 }
 
 /// The positions of one game so far, with a board-key index. Reuse one per worker and
 /// [`GameHistory::clear`] it between games: the allocations are kept.
+///
+/// Feeding it: USI lines through [`GameHistory::load_usi`] (or [`GameHistory::push_position`]
+/// per replayed move); psv records in game order through [`GameHistory::push_at`] with their
+/// `gamePly`, which also detects the start of the next game.
 #[derive(Clone, Debug, Default)]
 pub struct GameHistory {
     slots: Vec<Slot>,
@@ -258,8 +278,21 @@ impl GameHistory {
         self.push(HistoryEntry::of(pos))
     }
 
-    /// Appends `entry` and scans it against every earlier position of the game.
+    /// Appends `entry` as the next ply and scans it against every earlier position of the
+    /// game.
     pub fn push(&mut self, entry: HistoryEntry) -> RepetitionScan {
+        let ply = self.slots.last().map_or(0, |s| s.ply.saturating_add(1));
+        self.push_at(entry, ply)
+    }
+
+    /// Appends `entry` at ply `ply` of its game (psv `gamePly`, which may skip plies) and
+    /// scans it. A ply not greater than the previous one starts a new game: the history is
+    /// cleared first (psv: a game is a run of records with increasing `gamePly`). Distances
+    /// are in plies; perpetual check across a gap is [`Perpetual::Unknown`].
+    pub fn push_at(&mut self, entry: HistoryEntry, ply: u32) -> RepetitionScan {
+        if self.slots.last().is_some_and(|s| s.ply >= ply) {
+            self.clear();
+        }
         let idx = self.slots.len() as u32;
         let prev_same = self.newest.insert(entry.board_key, idx).unwrap_or(NONE);
         let check_run = if entry.in_check {
@@ -273,8 +306,20 @@ impl GameHistory {
             entry,
             prev_same,
             check_run,
+            ply,
         });
         self.scan_index(idx as usize)
+    }
+
+    /// Starts over with the history of a USI line (its start position and every position
+    /// before each move, from [`crate::codec::text::parse_usi_line`]) and pushes the line's
+    /// final position `last`, returning its scan.
+    pub fn load_usi(&mut self, history: &History, last: &Position) -> RepetitionScan {
+        self.clear();
+        for s in &history.plies {
+            self.push(s.into());
+        }
+        self.push_position(last)
     }
 
     /// The scan of the newest position (as `push` returned it), or `None` when empty.
@@ -304,7 +349,7 @@ impl GameHistory {
         let mut j = cur.prev_same;
         while j != NONE {
             let slot = &self.slots[j as usize];
-            let back = (idx - j as usize) as u32;
+            let back = cur.ply - slot.ply;
             let rel = mine.relation(slot.entry.hands[side]);
             if scan.nearest_same_board_back.is_none() {
                 scan.nearest_same_board_back = Some(back);
@@ -315,7 +360,7 @@ impl GameHistory {
                     scan.exact += 1;
                     if scan.nearest_exact_back.is_none() {
                         scan.nearest_exact_back = Some(back);
-                        scan.perpetual = self.perpetual(idx, back);
+                        scan.perpetual = self.perpetual(idx, j as usize, back);
                     }
                 }
                 HandRelation::Inferior => {
@@ -330,11 +375,14 @@ impl GameHistory {
         scan
     }
 
-    /// Who checked throughout the cycle of `back` plies ending at `idx`. The side to move's
-    /// moves in the cycle left positions `idx-1, idx-3, …, idx-back+1` with the opponent in
-    /// check; the opponent's moves left `idx, idx-2, …, idx-back+2` with the side to move in
-    /// check. Each side made `back / 2` moves.
-    fn perpetual(&self, idx: usize, back: u32) -> Perpetual {
+    /// Who checked throughout the cycle of `back` plies from slot `j` to slot `idx`. The side
+    /// to move's moves in the cycle left positions `idx-1, idx-3, …, idx-back+1` with the
+    /// opponent in check; the opponent's moves left `idx, idx-2, …, idx-back+2` with the
+    /// side to move in check. Each side made `back / 2` moves.
+    fn perpetual(&self, idx: usize, j: usize, back: u32) -> Perpetual {
+        if (idx - j) as u32 != back {
+            return Perpetual::Unknown;
+        }
         let moves = back / 2;
         let by_us = idx >= 1 && self.slots[idx - 1].check_run >= moves;
         let by_them = self.slots[idx].check_run >= moves;

@@ -4,9 +4,11 @@
 use super::{labels, positions, sfen};
 use posfilter::filter::{
     open_path_info, DeclarationConfig, DeclarationStage, EnteringKingConfig, OpenPathMode,
+    OpenPathStats,
 };
 use posfilter::shogi::declaration::{
-    declaration, declaration_count, entering_path, DeclarationResult, DeclarationRule, EnteringPath,
+    attack_map, declaration, declaration_count, entering_path, DeclarationResult, DeclarationRule,
+    EnteringPath,
 };
 use posfilter::shogi::{Color, Position, Square};
 use std::collections::VecDeque;
@@ -214,9 +216,14 @@ fn bfs_reference(pos: &Position, color: Color) -> EnteringPath {
 
 #[test]
 fn scan_matches_breadth_first_search_on_every_corpus_position() {
-    let mut open = [0usize; 2];
-    let mut closed = [0usize; 2];
+    let mut open = [0u64; 2];
+    let mut closed = [0u64; 2];
+    let mut files = [[0u64; 9]; 2];
+    let mut stats = OpenPathStats::default();
+    let mut halves = [OpenPathStats::default(), OpenPathStats::default()];
     for (i, pos) in positions().iter().enumerate() {
+        stats.add_position(pos);
+        halves[i % 2].add_position(pos);
         for color in Color::ALL {
             let want = bfs_reference(pos, color);
             let got = entering_path(pos, color);
@@ -225,11 +232,26 @@ fn scan_matches_breadth_first_search_on_every_corpus_position() {
             assert_eq!((info.open, info.files), (want.files != 0, want.files));
             if want.files != 0 && !want.in_camp {
                 open[color.index()] += 1;
+                for (f, n) in files[color.index()].iter_mut().enumerate() {
+                    *n += ((want.files >> f) & 1) as u64;
+                }
             } else if want.files == 0 {
                 closed[color.index()] += 1;
             }
         }
     }
+    assert_eq!(
+        (stats.open, stats.closed, stats.files),
+        (open, closed, files)
+    );
+    assert_eq!(stats.positions, 20_000);
+    let mut merged = halves[0];
+    merged.merge(&halves[1]);
+    assert_eq!(merged, stats);
+    eprintln!(
+        "open-path scan: open {open:?} closed {closed:?} in camp {:?}",
+        stats.in_camp
+    );
     // Both outcomes occur often for both kings, so the comparison is not vacuous.
     for c in 0..2 {
         assert!(
@@ -277,4 +299,24 @@ fn scan_edges() {
             files: 1 << 6
         }
     );
+}
+
+#[test]
+fn attack_map_matches_per_square_attackers_on_every_corpus_position() {
+    for (i, pos) in positions().iter().enumerate() {
+        for by in Color::ALL {
+            let lifted = pos.occupied().without(pos.king_square(by.flip()));
+            for occ in [pos.occupied(), lifted] {
+                let map = attack_map(pos, by, occ);
+                for sq in Square::all() {
+                    assert_eq!(
+                        map.has(sq),
+                        pos.attackers_to(by, sq, occ).is_nonempty(),
+                        "#{i} {by:?} {sq} {}",
+                        pos.to_sfen()
+                    );
+                }
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! hand-built cycles.
 
 use super::{labels, sfen, usi_lines};
+use posfilter::codec::text::parse_usi_line;
 use posfilter::filter::{
     GameHistory, HistoryEntry, Perpetual, RepetitionConfig, RepetitionKind, RepetitionScan,
     RepetitionSelect,
@@ -67,6 +68,7 @@ fn cshogi_view(history: &GameHistory, scan: &RepetitionScan) -> &'static str {
                     Perpetual::None => "draw",
                     Perpetual::ByOpponent => "win_perpetual_check_by_opponent",
                     Perpetual::BySideToMove => "lose_perpetual_check_by_side_to_move",
+                    Perpetual::Unknown => panic!("no gaps in a replayed USI history"),
                 };
             }
             HandRelation::Superior => return "superior",
@@ -82,8 +84,9 @@ fn history_scan_matches_labels_and_cshogi_on_the_corpus() {
     let lines = usi_lines();
     assert_eq!(lines.len(), labels().len());
     let mut history = GameHistory::new();
+    let mut via_codec = GameHistory::new();
     let mut verdicts = [0usize; 3];
-    let mut perpetual = [0usize; 3];
+    let mut perpetual = [0usize; 4];
     for (i, (line, label)) in lines.iter().zip(labels()).enumerate() {
         let (pos, scan) = replay(line, &mut history);
         let want_sfen: Vec<&str> = label["sfen"]
@@ -98,6 +101,9 @@ fn history_scan_matches_labels_and_cshogi_on_the_corpus() {
             want_sfen[..3],
             "#{i}: replay reaches the labelled position"
         );
+        // The codec's USI parser gives the same history.
+        let (last, h) = parse_usi_line(line).unwrap_or_else(|e| panic!("#{i}: {e}"));
+        assert_eq!(via_codec.load_usi(&h, &last), scan, "#{i}");
         let rep = &label["repetition"];
         let ctx = format!("#{i} {got_sfen}: {rep}");
         assert_eq!(scan.exact, count(rep, "exact"), "{ctx}");
@@ -132,8 +138,12 @@ fn history_scan_matches_labels_and_cshogi_on_the_corpus() {
     }
     // Corpus README: exact 752 (cshogi draw 662, perpetual check 90), inferior 17.
     assert_eq!(verdicts, [752, 17, 20_000 - 752 - 17]);
-    assert_eq!(perpetual[0], 662);
-    assert_eq!(perpetual[1] + perpetual[2], 90);
+    // cshogi: draw 662, lose_perpetual_check_by_side_to_move 47, win_..._by_opponent 43.
+    let idx = |p: Perpetual| perpetual[p as usize];
+    assert_eq!(idx(Perpetual::None), 662);
+    assert_eq!(idx(Perpetual::BySideToMove), 47);
+    assert_eq!(idx(Perpetual::ByOpponent), 43);
+    assert_eq!(idx(Perpetual::Unknown), 0);
 }
 
 fn play(pos: &mut Position, history: &mut GameHistory, moves: &str) -> RepetitionScan {
@@ -245,4 +255,101 @@ fn history_entry_reads_the_side_from_the_board_key() {
         }
     );
     assert!(serde_json::from_str::<RepetitionConfig>(r#"{"drop":["superior"]}"#).is_err());
+}
+
+#[test]
+fn psv_game_plies_with_gaps_and_new_games() {
+    // The perpetual-check cycle of the test above, fed as psv records with their gamePly.
+    let mut pos = sfen("R8/8k/9/9/9/9/9/9/K8 b - 1");
+    let mut states = vec![HistoryEntry::of(&pos)];
+    for text in "9a9b 1b1a 9b9a 1a1b".split_whitespace() {
+        pos.do_move(Move::from_usi(text).unwrap_or_else(|| panic!("{text}")));
+        states.push(HistoryEntry::of(&pos));
+    }
+    let mut h = GameHistory::new();
+    let mut last = RepetitionScan::default();
+    for (ply, e) in (10..).zip(&states) {
+        last = h.push_at(*e, ply);
+    }
+    assert_eq!((last.exact, last.nearest_exact_back), (1, Some(4)));
+    assert_eq!(last.perpetual, Perpetual::BySideToMove);
+    // Ply 12 missing from the file: distances stay in plies, the checker is unknown.
+    h.clear();
+    for (ply, e) in [(10, 0), (11, 1), (13, 3), (14, 4)] {
+        last = h.push_at(states[e], ply);
+    }
+    assert_eq!((last.exact, last.nearest_exact_back), (1, Some(4)));
+    assert_eq!(last.perpetual, Perpetual::Unknown);
+    // A gamePly that does not increase starts a new game: no repetition with the old one.
+    last = h.push_at(states[4], 1);
+    assert_eq!((last.exact, h.len()), (0, 1));
+}
+
+/// The teacher psv (655 whole games in game order, tests/data/codec) fed record by record
+/// with `push_at(gamePly)`: games split where teacher.games.jsonl says, and each game's last
+/// position agrees with how the game ended (sennichite: 4th occurrence, no perpetual;
+/// perpetual check: 4th occurrence with the loser as the checker; anything else: fewer).
+#[test]
+fn teacher_psv_game_endings() {
+    use posfilter::codec::psfen::{decode_psfen, psv_game_ply};
+    use posfilter::shogi::Color;
+    let bytes = std::fs::read(crate::support::data("codec/teacher.psv.zst"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let psv = zstd::decode_all(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    let games = crate::support::jsonl("codec/teacher.games.jsonl");
+    let mut h = GameHistory::new();
+    let mut scans = Vec::with_capacity(psv.len() / 40);
+    let mut starts = Vec::new();
+    for rec in psv.chunks_exact(40) {
+        let head: &[u8; 32] = rec[..32].try_into().unwrap_or_else(|e| panic!("{e}"));
+        let pos = decode_psfen(head).unwrap_or_else(|e| panic!("{e}"));
+        let ply = psv_game_ply(rec).unwrap_or_default() as u32;
+        scans.push((pos.side_to_move(), h.push_at(HistoryEntry::of(&pos), ply)));
+        if h.len() == 1 {
+            starts.push(scans.len() - 1);
+        }
+    }
+    let want_starts: Vec<usize> = games
+        .iter()
+        .map(|g| g["first_record"].as_u64().unwrap_or(0) as usize)
+        .collect();
+    assert_eq!(starts.len(), want_starts.len(), "games found from gamePly");
+    assert!(starts == want_starts, "game boundaries from gamePly");
+    let (mut sennichite, mut perpetual) = (0, 0);
+    for g in &games {
+        let last = (g["first_record"].as_u64().unwrap_or(0) + g["records"].as_u64().unwrap_or(0))
+            as usize
+            - 1;
+        let (side, scan) = scans[last];
+        let reason = g["end_reason"].as_str().unwrap_or_default();
+        let ctx = format!("{g} {scan:?}");
+        // One real record (mog-core-scala kif/game/010.kif) says %SENNICHITE although its
+        // final position occurs only once (corpus games.meta.jsonl: final_occurrences 1).
+        let source = g["source"].as_str().unwrap_or_default();
+        if source.ends_with("kif/game/010.kif") {
+            assert_eq!(scan.occurrences(), 1, "{ctx}");
+            continue;
+        }
+        if reason.starts_with("sennichite") {
+            sennichite += 1;
+            assert_eq!(scan.occurrences(), 4, "{ctx}");
+            assert_eq!(scan.perpetual, Perpetual::None, "{ctx}");
+        } else if reason.starts_with("perpetual_check") {
+            perpetual += 1;
+            assert_eq!(scan.occurrences(), 4, "{ctx}");
+            let winner = match g["winner"].as_str() {
+                Some("black") => Color::Black,
+                _ => Color::White,
+            };
+            let want = if winner == side {
+                Perpetual::ByOpponent
+            } else {
+                Perpetual::BySideToMove
+            };
+            assert_eq!(scan.perpetual, want, "{ctx}");
+        } else {
+            assert!(scan.occurrences() < 4, "{ctx}");
+        }
+    }
+    assert_eq!((sennichite, perpetual), (71, 10));
 }
