@@ -102,9 +102,6 @@ impl Worker {
         };
         self.history.clear();
         for rec in batch.records() {
-            if rec.game_start {
-                self.history.clear();
-            }
             let r = self.decide(batch.format, rec.bytes, settings, &mut outcome.out);
             outcome.records.push(RecordOutcome {
                 index: rec.index,
@@ -176,20 +173,13 @@ impl Worker {
         // 2. repetition: USI lines carry their own history; psv records are walked in game
         // order within the (game-aligned) batch.
         if let Some(select) = s.repetition {
-            let scan = match &history {
-                Some(h) => {
-                    self.history.clear();
-                    for ply in &h.plies {
-                        self.history.push(HistoryEntry {
-                            board_key: ply.board_key,
-                            hands: ply.hands,
-                            in_check: ply.in_check,
-                        });
-                    }
-                    self.history.push_position(&pos)
-                }
-                None if format == Format::Psv => self.history.push_position(&pos),
-                None => Default::default(),
+            let scan = match (&history, &teacher) {
+                (Some(h), _) => self.history.load_usi(h, &pos),
+                (None, Some(t)) if format == Format::Psv => match t.game_ply {
+                    Some(ply) => self.history.push_at(HistoryEntry::of(&pos), ply as u32),
+                    None => self.history.push_position(&pos),
+                },
+                _ => Default::default(),
             };
             if let Some(kind) = scan.verdict(select) {
                 let perpetual = scan.perpetual != crate::filter::Perpetual::None;
