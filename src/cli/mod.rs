@@ -1,6 +1,7 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
 mod common;
+mod inspect;
 mod perft;
 
 use anyhow::Result;
@@ -35,6 +36,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show a data file's format (and why), record count and statistics.
+    Inspect {
+        /// The file (any supported format, optionally zstd-compressed).
+        file: std::path::PathBuf,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Print every record as an SFEN line on stdout (psv/hcpe: plus score, move, ply,
+        /// result, tab-separated).
+        #[arg(long)]
+        dump: bool,
+        /// The format, instead of detecting it.
+        #[arg(long)]
+        format: Option<posfilter::codec::Format>,
+    },
 }
 
 /// Parses the command line and runs it.
@@ -48,5 +64,11 @@ pub fn run() -> Result<ExitCode> {
             divide,
             json,
         } => perft::run(&sfen, depth, !no_bulk, divide, json),
+        Command::Inspect {
+            file,
+            json,
+            dump,
+            format,
+        } => inspect::run(&file, format, json, dump),
     }
 }

@@ -3,5 +3,6 @@
 //! README).
 
 mod codec;
+mod io;
 mod perft;
 mod support;
