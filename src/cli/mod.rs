@@ -2,6 +2,7 @@
 
 mod common;
 mod mate;
+mod inspect;
 mod perft;
 mod run;
 
@@ -67,6 +68,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show a data file's format (and why), record count and statistics.
+    Inspect {
+        /// The file (any supported format, optionally zstd-compressed).
+        file: std::path::PathBuf,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Print every record as an SFEN line on stdout (psv/hcpe: plus score, move, ply,
+        /// result, tab-separated).
+        #[arg(long)]
+        dump: bool,
+        /// The format, instead of detecting it.
+        #[arg(long)]
+        format: Option<posfilter::codec::Format>,
+    },
 }
 
 /// Parses the command line and runs it.
@@ -92,5 +108,11 @@ pub fn run() -> Result<ExitCode> {
             table_mb,
             json,
         } => mate::run(&sfen, nodes, table_mb, json),
+        Command::Inspect {
+            file,
+            json,
+            dump,
+            format,
+        } => inspect::run(&file, format, json, dump),
     }
 }

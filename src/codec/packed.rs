@@ -89,12 +89,12 @@ pub(crate) fn decode(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, Code
     Ok(pos)
 }
 
+/// A decoded board, hands and side to move, before building a [`Position`].
+pub(crate) type Parts = ([Option<Piece>; 81], [Hand; 2], Color);
+
 /// Decodes the parts of a record; checks the bit stream and the inventory, not the rules.
 #[inline]
-pub(crate) fn decode_parts(
-    bytes: &[u8; 32],
-    scheme: &Scheme,
-) -> Result<([Option<Piece>; 81], [Hand; 2], Color), CodecError> {
+pub(crate) fn decode_parts(bytes: &[u8; 32], scheme: &Scheme) -> Result<Parts, CodecError> {
     let mut r = BitReader::new(bytes);
     let head = r.peek8().unwrap_or(0);
     r.skip(1);

@@ -348,7 +348,7 @@ proptest! {
 
     #[test]
     fn mutated_vectors_decode_valid_or_fail(idx in 0usize..5000, flips in proptest::collection::vec(0usize..256, 1..4)) {
-        let v = &VECTORS.with(|v| v[idx].clone());
+        let v = &VECTORS.with(|v| v[idx]);
         for (f, mut b) in [(Format::Psfen, v.0), (Format::Hcp, v.1)] {
             for &bit in &flips {
                 b[bit / 8] ^= 1 << (bit % 8);

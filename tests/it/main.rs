@@ -6,6 +6,7 @@ mod codec;
 mod differential;
 mod filter;
 mod mate;
+mod io;
 mod perft;
 mod pipeline;
 mod support;
