@@ -1,8 +1,8 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
 mod common;
-mod mate;
 mod inspect;
+mod mate;
 mod perft;
 mod run;
 

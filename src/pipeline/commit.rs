@@ -6,11 +6,12 @@
 //! Each outcome passed to [`Commit::apply`] adds exactly one to `counts.input` and exactly one
 //! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
 
-use super::output::{AtomicFile, FileInfo, ShardWriter};
+use super::output::{AtomicFile, FileInfo};
 use super::report::{Counts, MoveFieldCounts};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason};
+use crate::io::output::{OutputOptions, ShardWriter};
 use crate::shogi::Fingerprint;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
@@ -43,7 +44,7 @@ pub struct Commit {
     audit: Option<AtomicFile>,
     rejected: AtomicFile,
     mates_jsonl: Option<AtomicFile>,
-    mates_bin: Option<AtomicFile>,
+    mates_bin: Option<ShardWriter>,
     files: Vec<String>,
     out_dir: std::path::PathBuf,
     shard_records: u64,
@@ -88,49 +89,23 @@ impl Commit {
             kept: HashMap::new(),
             out_format: o.out_format,
             audit: if o.audit {
-                Some(AtomicFile::create(dir, "audit.jsonl", None)?)
+                Some(AtomicFile::create(dir, "audit.jsonl")?)
             } else {
                 None
             },
-            rejected: AtomicFile::create(dir, "rejected.jsonl", None)?,
+            rejected: AtomicFile::create(dir, "rejected.jsonl")?,
             mates_jsonl: match o.mates {
-                Some(_) => Some(AtomicFile::create(dir, "mates.jsonl", None)?),
+                Some(_) => Some(AtomicFile::create(dir, "mates.jsonl")?),
                 None => None,
             },
-            mates_bin: match o.mates {
-                Some(f) => Some(AtomicFile::create(
-                    dir,
-                    &format!("mates.{}", f.extension()),
-                    None,
-                )?),
-                None => None,
-            },
+            mates_bin: o.mates.map(|f| {
+                ShardWriter::single(&dir.join(format!("mates.{}", f.extension())), f, None)
+            }),
             files: o.files,
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
         })
-    }
-
-    /// A rejected stretch of a file that is not a whole record (a truncated tail).
-    pub fn reject_tail(
-        &mut self,
-        index: u64,
-        file: u32,
-        offset: u64,
-        bytes: &[u8],
-        reason: &str,
-    ) -> io::Result<()> {
-        self.counts.input += 1;
-        self.counts.rejected += 1;
-        self.bump_file(file);
-        *self.rejected_reasons.entry("truncated".into()).or_default() += 1;
-        let line = json!({
-            "index": index, "file": self.file_name(file), "offset": offset,
-            "decision": "rejected", "detail": reason, "length": bytes.len(),
-            "raw": super::worker::hex(bytes),
-        });
-        self.rejected.write_json_line(&line)
     }
 
     fn file_name(&self, file: u32) -> &str {
@@ -188,14 +163,15 @@ impl Commit {
                 self.open_path_tagged += r.open_path as u64;
                 let target = self.out_format.unwrap_or(format);
                 let writer = self.kept.entry(target).or_insert_with(|| {
-                    ShardWriter::new(
-                        &self.out_dir,
-                        target.extension(),
-                        self.shard_records,
-                        self.zstd_level,
-                    )
+                    let opts = OutputOptions {
+                        zstd_level: self.zstd_level,
+                        shard_records: self.shard_records,
+                    };
+                    ShardWriter::new(&self.out_dir.join("kept"), target, opts)
                 });
-                writer.write_record(out.get(r.out.clone()).unwrap_or(&[]))?;
+                writer
+                    .write_record(out.get(r.out.clone()).unwrap_or(&[]))
+                    .map_err(io::Error::other)?;
             }
             Decision::Drop(reason) => {
                 let d = &mut self.counts.dropped;
@@ -229,8 +205,8 @@ impl Commit {
                         }))?;
                         self.mates_written += 1;
                     }
-                    if let Some(b) = self.mates_bin.as_mut() {
-                        b.write(&m.binary, 1)?;
+                    if let (Some(b), false) = (self.mates_bin.as_mut(), m.binary.is_empty()) {
+                        b.write_record(&m.binary).map_err(io::Error::other)?;
                     }
                 }
             }
@@ -241,6 +217,9 @@ impl Commit {
                 }
                 let kind = match reason {
                     crate::filter::RejectReason::Invalid(_) => "invalid",
+                    crate::filter::RejectReason::Malformed(m) if m.starts_with("truncated") => {
+                        "truncated"
+                    }
                     crate::filter::RejectReason::Malformed(_) => "malformed",
                 };
                 *self.rejected_reasons.entry(kind.into()).or_default() += 1;
@@ -259,15 +238,14 @@ impl Commit {
     /// shards first in format order.
     pub fn finish(self) -> io::Result<Vec<FileInfo>> {
         let mut files = Vec::new();
-        let mut kept: Vec<(Format, ShardWriter)> = self.kept.into_iter().collect();
-        kept.sort_by_key(|(f, _)| f.name());
-        for (_, w) in kept {
-            files.extend(w.finish()?);
+        let mut writers: Vec<(Format, ShardWriter)> = self.kept.into_iter().collect();
+        writers.sort_by_key(|(f, _)| f.name());
+        let mates = self.mates_bin.map(|w| (Format::Psv, w));
+        for (_, w) in writers.into_iter().chain(mates) {
+            let shards = w.finish().map_err(io::Error::other)?;
+            files.extend(shards.iter().map(|s| FileInfo::of_shard(s, &self.out_dir)));
         }
-        for f in [self.mates_jsonl, self.mates_bin, self.audit]
-            .into_iter()
-            .flatten()
-        {
+        for f in [self.mates_jsonl, self.audit].into_iter().flatten() {
             files.push(f.finish()?);
         }
         files.push(self.rejected.finish()?);

@@ -1,7 +1,7 @@
 //! The streaming, parallel, deterministic run (`posfilter run pipeline.toml`).
 //!
 //! ```text
-//! inputs (mmap | zstd from the map) → FileReader → WorkBatch (global indices, whole psv games)
+//! inputs (io::input: mmap | zstd from the map) → io::batch::Batches (global indices, whole psv games)
 //!   → windows of 2 × threads batches → rayon pool, one Worker per thread (own solver + table)
 //!       decode → validity → repetition → declaration → terminal / mate
 //!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
@@ -20,10 +20,8 @@
 //! At most one window of batches is in flight, so memory does not grow with the input
 //! (dedup keys aside: 16 bytes plus hash-set overhead per kept position).
 
-pub mod batch;
 pub mod commit;
 pub mod config;
-pub mod input;
 pub mod output;
 pub mod progress;
 pub mod report;
@@ -31,9 +29,10 @@ pub mod settings;
 pub mod worker;
 
 use crate::codec::{self, Format};
+use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
+use crate::io::input::{self, Detection, InputError};
 use commit::{Commit, CommitOptions};
 use config::{Compression, Config};
-use input::{FileReader, InputError, InputFile};
 use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
@@ -74,10 +73,15 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         source,
     };
     let explicit = settings::format_of(config.raw.input.format);
-    let paths = input::expand(&config.input_paths)?;
-    let files: Vec<InputFile> = paths
+    let patterns: Vec<String> = config
+        .input_paths
         .iter()
-        .map(|p| InputFile::open(p, explicit))
+        .map(|p| p.display().to_string())
+        .collect();
+    let paths = input::expand(&patterns)?;
+    let detections: Vec<Detection> = paths
+        .iter()
+        .map(|p| input::detect(p, explicit))
         .collect::<Result<_, _>>()?;
     let settings = Settings::from_config(config);
 
@@ -96,7 +100,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         audit: config.raw.output.audit,
         mates: config.raw.mates.enabled.then_some(settings.mates_format),
         dedup,
-        files: files.iter().map(|f| f.path.display().to_string()).collect(),
+        files: paths.iter().map(|p| p.display().to_string()).collect(),
     })
     .map_err(out_err)?;
 
@@ -110,67 +114,69 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let workers: Vec<Mutex<Worker>> = (0..threads)
         .map(|_| Mutex::new(Worker::new(&settings)))
         .collect();
-    let total: Option<u64> = files.iter().map(InputFile::known_records).sum();
+    let total: Option<u64> = detections
+        .iter()
+        .map(|d| match (d.compressed, d.format.record_size()) {
+            (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
+            _ => None,
+        })
+        .sum();
     let progress = Progress::new(total, config.progress);
+    let specs = paths
+        .iter()
+        .zip(&detections)
+        .map(|(p, d)| InputSpec {
+            path: p.clone(),
+            format: d.format,
+        })
+        .collect();
+    let mut batches = Batches::new(
+        specs,
+        BatchOptions {
+            records: config.raw.workers.batch_records,
+            align_games: true,
+        },
+    );
     let window = 2 * threads;
-    let mut next_index = 0u64;
-
-    for (file_no, file) in files.iter().enumerate() {
-        let mut reader = FileReader::new(file, file_no as u32)?;
-        loop {
-            let mut batches = Vec::with_capacity(window);
-            while batches.len() < window {
-                match reader.next_batch(config.raw.workers.batch_records, &mut next_index)? {
-                    Some(b) => batches.push(b),
-                    None => break,
-                }
-            }
-            if batches.is_empty() {
-                break;
-            }
-            let outcomes: Vec<BatchOutcome> = pool.install(|| {
-                use rayon::prelude::*;
-                batches
-                    .par_iter()
-                    .map(|b| {
-                        let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-                        match workers[slot].lock() {
-                            Ok(mut w) => w.process(b, &settings),
-                            Err(poisoned) => poisoned.into_inner().process(b, &settings),
-                        }
-                    })
-                    .collect()
-            });
-            for (b, o) in batches.iter().zip(outcomes) {
-                let n = o.records.len() as u64;
-                commit.apply(b.format, o).map_err(out_err)?;
-                let c = &commit.counts;
-                progress.advance(n, c.kept, c.dropped.total(), commit.unknown);
-            }
+    loop {
+        let mut group: Vec<Batch> = Vec::with_capacity(window);
+        for b in batches.by_ref().take(window) {
+            group.push(b?);
         }
-        if let Some((offset, bytes)) = reader.tail.take() {
-            let size = file.format.record_size().unwrap_or(0);
-            let reason = format!(
-                "truncated record: {} bytes at the end of the file, {} needs {size}",
-                bytes.len(),
-                file.format
-            );
-            commit
-                .reject_tail(next_index, file_no as u32, offset, &bytes, &reason)
-                .map_err(out_err)?;
-            next_index += 1;
+        if group.is_empty() {
+            break;
+        }
+        let outcomes: Vec<BatchOutcome> = pool.install(|| {
+            use rayon::prelude::*;
+            group
+                .par_iter()
+                .map(|b| {
+                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+                    match workers[slot].lock() {
+                        Ok(mut w) => w.process(b, &settings),
+                        Err(poisoned) => poisoned.into_inner().process(b, &settings),
+                    }
+                })
+                .collect()
+        });
+        for (b, o) in group.iter().zip(outcomes) {
+            let n = o.records.len() as u64;
+            commit.apply(b.format, o).map_err(out_err)?;
+            let c = &commit.counts;
+            progress.advance(n, c.kept, c.dropped.total(), commit.unknown);
         }
     }
     progress.finish();
 
     let seconds = start.elapsed().as_secs_f64();
-    let inputs: Vec<InputSummary> = files
+    let inputs: Vec<InputSummary> = paths
         .iter()
+        .zip(&detections)
         .zip(&commit.per_file)
-        .map(|(f, &n)| InputSummary {
-            file: f.path.display().to_string(),
-            format: f.format.name().to_string(),
-            detected_by: f.detected_by.clone(),
+        .map(|((p, d), &n)| InputSummary {
+            file: p.display().to_string(),
+            format: d.format.name().to_string(),
+            detected_by: d.reasons.join("; "),
             records: n,
         })
         .collect();
@@ -216,19 +222,30 @@ fn reference_keys(
     if config.reference_paths.is_empty() {
         return Ok(keys);
     }
-    let explicit: Option<Format> = None;
-    for path in input::expand(&config.reference_paths)? {
-        let file = InputFile::open(&path, explicit)?;
-        let mut reader = FileReader::new(&file, 0)?;
-        let mut index = 0;
-        while let Some(batch) = reader.next_batch(4096, &mut index)? {
-            for rec in batch.records() {
-                if let Ok(d) = codec::decode(batch.format, rec.bytes) {
-                    keys.insert(
-                        crate::filter::dedup_key(&d.position, settings.dedup_mirror),
-                        u64::MAX,
-                    );
-                }
+    let patterns: Vec<String> = config
+        .reference_paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut specs = Vec::new();
+    for path in input::expand(&patterns)? {
+        let format: Format = input::detect(&path, None)?.format;
+        specs.push(InputSpec { path, format });
+    }
+    for batch in Batches::new(
+        specs,
+        BatchOptions {
+            records: 4096,
+            align_games: false,
+        },
+    ) {
+        let batch = batch?;
+        for rec in batch.iter() {
+            if let Ok(d) = codec::decode(batch.format, rec.bytes) {
+                keys.insert(
+                    crate::filter::dedup_key(&d.position, settings.dedup_mirror),
+                    u64::MAX,
+                );
             }
         }
     }
@@ -241,7 +258,7 @@ fn write_json<T: serde::Serialize>(
     name: &str,
     value: &T,
 ) -> std::io::Result<()> {
-    let mut f = output::AtomicFile::create(dir, name, None)?;
+    let mut f = output::AtomicFile::create(dir, name)?;
     let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     f.write(&bytes, 1)?;

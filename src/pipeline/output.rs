@@ -1,12 +1,10 @@
-//! The output directory: kept shards, mates.jsonl + mates.<fmt>, audit.jsonl,
-//! rejected.jsonl, report.json and manifest.json.
+//! The run's JSON side files (audit.jsonl, rejected.jsonl, mates.jsonl, report.json,
+//! manifest.json) and the manifest entries of every output file. Record shards and the
+//! binary mates file are written by [`crate::io::output::ShardWriter`].
 //!
 //! # Invariants
 //! - Every file is written under `<name>.tmp` and renamed to its final name only when it is
 //!   complete, so a killed run leaves no file that looks complete but is not.
-//! - Shards hold `shard_records` records each (the last may hold fewer), named
-//!   `kept/part-NNNNN.<ext>[.zst]` in input order; with mixed input formats and
-//!   `format = "same"` each format has its own numbering.
 //! - Every finished file's CRC-32 and record count go into manifest.json.
 
 use serde::Serialize;
@@ -14,7 +12,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// A finished output file, as listed in manifest.json.
+/// A finished output file, as listed in manifest.json (path relative to the output dir).
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
     /// Path relative to the output directory.
@@ -34,6 +32,23 @@ struct HashingWriter {
     bytes: u64,
 }
 
+impl FileInfo {
+    /// The manifest entry of a finished record shard.
+    pub fn of_shard(shard: &crate::io::output::ShardInfo, out_dir: &Path) -> FileInfo {
+        FileInfo {
+            path: shard
+                .path
+                .strip_prefix(out_dir)
+                .unwrap_or(&shard.path)
+                .display()
+                .to_string(),
+            records: shard.records,
+            bytes: shard.bytes,
+            crc32: shard.crc32.clone(),
+        }
+    }
+}
+
 impl Write for HashingWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
@@ -46,14 +61,9 @@ impl Write for HashingWriter {
     }
 }
 
-enum Sink {
-    Plain(HashingWriter),
-    Zstd(zstd::Encoder<'static, HashingWriter>),
-}
-
 /// One output file written under a temporary name and renamed by [`AtomicFile::finish`].
 pub struct AtomicFile {
-    sink: Sink,
+    sink: HashingWriter,
     tmp: PathBuf,
     path: PathBuf,
     rel: String,
@@ -61,8 +71,8 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates `dir/rel.tmp`; `zstd_level` compresses the stream.
-    pub fn create(dir: &Path, rel: &str, zstd_level: Option<i32>) -> io::Result<AtomicFile> {
+    /// Creates `dir/rel.tmp`.
+    pub fn create(dir: &Path, rel: &str) -> io::Result<AtomicFile> {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
@@ -70,14 +80,10 @@ impl AtomicFile {
         let mut tmp = path.clone().into_os_string();
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
-        let inner = HashingWriter {
+        let sink = HashingWriter {
             inner: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
             hasher: crc32fast::Hasher::new(),
             bytes: 0,
-        };
-        let sink = match zstd_level {
-            Some(level) => Sink::Zstd(zstd::Encoder::new(inner, level)?),
-            None => Sink::Plain(inner),
         };
         Ok(AtomicFile {
             sink,
@@ -90,10 +96,7 @@ impl AtomicFile {
 
     /// Appends `bytes` holding `records` records.
     pub fn write(&mut self, bytes: &[u8], records: u64) -> io::Result<()> {
-        match &mut self.sink {
-            Sink::Plain(w) => w.write_all(bytes)?,
-            Sink::Zstd(w) => w.write_all(bytes)?,
-        }
+        self.sink.write_all(bytes)?;
         self.records += records;
         Ok(())
     }
@@ -112,10 +115,7 @@ impl AtomicFile {
 
     /// Flushes, syncs and renames to the final name.
     pub fn finish(self) -> io::Result<FileInfo> {
-        let mut w = match self.sink {
-            Sink::Plain(w) => w,
-            Sink::Zstd(enc) => enc.finish()?,
-        };
+        let mut w = self.sink;
         w.flush()?;
         let HashingWriter {
             inner,
@@ -135,91 +135,25 @@ impl AtomicFile {
     }
 }
 
-/// Kept records of one format, rotated into shards of `shard_records`.
-pub struct ShardWriter {
-    dir: PathBuf,
-    ext: String,
-    shard_records: u64,
-    zstd_level: Option<i32>,
-    current: Option<AtomicFile>,
-    next_index: usize,
-    done: Vec<FileInfo>,
-}
-
-impl ShardWriter {
-    /// Shards `dir/kept/part-NNNNN.<ext>[.zst]`.
-    pub fn new(dir: &Path, ext: &str, shard_records: u64, zstd_level: Option<i32>) -> ShardWriter {
-        ShardWriter {
-            dir: dir.to_path_buf(),
-            ext: ext.to_string(),
-            shard_records: shard_records.max(1),
-            zstd_level,
-            current: None,
-            next_index: 0,
-            done: Vec::new(),
-        }
-    }
-
-    /// Appends one record's bytes.
-    pub fn write_record(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.current.is_none() {
-            let suffix = if self.zstd_level.is_some() {
-                ".zst"
-            } else {
-                ""
-            };
-            let rel = format!("kept/part-{:05}.{}{}", self.next_index, self.ext, suffix);
-            self.next_index += 1;
-            self.current = Some(AtomicFile::create(&self.dir, &rel, self.zstd_level)?);
-        }
-        let full = match self.current.as_mut() {
-            Some(f) => {
-                f.write(bytes, 1)?;
-                f.records() >= self.shard_records
-            }
-            None => false,
-        };
-        if full {
-            if let Some(f) = self.current.take() {
-                self.done.push(f.finish()?);
-            }
-        }
-        Ok(())
-    }
-
-    /// Finishes the open shard; returns every shard written.
-    pub fn finish(mut self) -> io::Result<Vec<FileInfo>> {
-        if let Some(f) = self.current.take() {
-            self.done.push(f.finish()?);
-        }
-        Ok(self.done)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn shards_rotate_and_files_appear_only_when_finished() {
+    fn file_appears_only_when_finished_with_its_checksum() {
         let dir = std::env::temp_dir().join(format!("posfilter-output-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut w = ShardWriter::new(&dir, "psfen", 2, None);
-        for i in 0..5u8 {
-            w.write_record(&[i; 32]).unwrap();
-        }
-        // Two full shards are final, the third is still a temporary file.
-        assert!(dir.join("kept/part-00001.psfen").exists());
-        assert!(!dir.join("kept/part-00002.psfen").exists());
-        assert!(dir.join("kept/part-00002.psfen.tmp").exists());
-        let shards = w.finish().unwrap();
-        assert_eq!(
-            shards.iter().map(|s| s.records).collect::<Vec<_>>(),
-            vec![2, 2, 1]
-        );
-        let bytes = std::fs::read(dir.join("kept/part-00002.psfen")).unwrap();
-        assert_eq!(bytes, vec![4u8; 32]);
-        assert_eq!(shards[2].crc32, format!("{:08x}", crc32fast::hash(&bytes)));
+        let mut f = AtomicFile::create(&dir, "audit.jsonl").unwrap();
+        f.write_json_line(&serde_json::json!({"index": 1})).unwrap();
+        f.write_json_line(&serde_json::json!({"index": 2})).unwrap();
+        assert!(!dir.join("audit.jsonl").exists());
+        assert!(dir.join("audit.jsonl.tmp").exists());
+        let info = f.finish().unwrap();
+        let bytes = std::fs::read(dir.join("audit.jsonl")).unwrap();
+        assert_eq!(bytes, b"{\"index\":1}\n{\"index\":2}\n");
+        assert_eq!((info.records, info.bytes), (2, bytes.len() as u64));
+        assert_eq!(info.crc32, format!("{:08x}", crc32fast::hash(&bytes)));
+        assert!(!dir.join("audit.jsonl.tmp").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

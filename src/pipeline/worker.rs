@@ -9,10 +9,10 @@
 //!   independence).
 //! - Every input record yields exactly one [`RecordOutcome`], in input order.
 
-use super::batch::WorkBatch;
 use super::settings::Settings;
 use crate::codec::{self, Decoded, Format, GameResult, TeacherFields};
-use crate::filter::{Decision, DropReason, GameHistory, HistoryEntry, RejectReason};
+use crate::filter::{Decision, DropReason, GameHistory, HistoryEntry, Perpetual, RejectReason};
+use crate::io::batch::Batch;
 use crate::mate::{MateResult, Solver};
 use crate::shogi::{Fingerprint, Move, Position};
 use serde_json::{json, Value};
@@ -95,17 +95,17 @@ impl Worker {
     }
 
     /// Decides every record of `batch`.
-    pub fn process(&mut self, batch: &WorkBatch, settings: &Settings) -> BatchOutcome {
+    pub fn process(&mut self, batch: &Batch, settings: &Settings) -> BatchOutcome {
         let mut outcome = BatchOutcome {
             records: Vec::with_capacity(batch.len()),
-            out: Vec::with_capacity(batch.data.len()),
+            out: Vec::with_capacity(batch.bytes.len()),
         };
         self.history.clear();
-        for rec in batch.records() {
+        for rec in batch.iter() {
             let r = self.decide(batch.format, rec.bytes, settings, &mut outcome.out);
             outcome.records.push(RecordOutcome {
                 index: rec.index,
-                file: batch.file,
+                file: batch.file as u32,
                 offset: rec.offset,
                 ..r
             });
@@ -147,6 +147,9 @@ impl Worker {
             Err(e) => {
                 let reason = match e {
                     codec::CodecError::Invalid(inv) => RejectReason::Invalid(inv),
+                    codec::CodecError::Length { format, got, need } => RejectReason::Malformed(format!(
+                        "truncated record: {got} bytes at the end of the file, {format} needs {need}"
+                    )),
                     other => RejectReason::Malformed(other.to_string()),
                 };
                 r.detail = json!(reason.to_string());
@@ -182,7 +185,10 @@ impl Worker {
                 _ => Default::default(),
             };
             if let Some(kind) = scan.verdict(select) {
-                let perpetual = scan.perpetual != crate::filter::Perpetual::None;
+                let perpetual = matches!(
+                    scan.perpetual,
+                    Perpetual::BySideToMove | Perpetual::ByOpponent
+                );
                 let kind_name = match kind {
                     crate::filter::RepetitionKind::Exact => "exact",
                     crate::filter::RepetitionKind::Inferior => "inferior",
@@ -268,9 +274,6 @@ impl Worker {
         let clear = r.move_illegal && s.move_field_clear;
         if target == format && !clear {
             out.extend_from_slice(bytes);
-            if format.is_text() {
-                out.push(b'\n');
-            }
         } else {
             let mut t = teacher;
             if clear {
@@ -281,10 +284,7 @@ impl Worker {
                 }
                 r.move_cleared = true;
             }
-            if format == Format::Usi && target == Format::Usi {
-                out.extend_from_slice(bytes);
-                out.push(b'\n');
-            } else if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
+            if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
                 out.truncate(start);
                 let reason = RejectReason::Malformed(format!("cannot convert to {target}: {e}"));
                 r.detail = json!(reason.to_string());
@@ -292,6 +292,9 @@ impl Worker {
                 r.raw_hex = Some(hex(bytes));
                 r.dedup_key = None;
                 return r;
+            }
+            if target.is_text() && out.last() == Some(&b'\n') {
+                out.pop(); // the shard writer ends text records itself
             }
         }
         r.out = start..out.len();
@@ -337,6 +340,9 @@ fn mate_out(
     let mut binary = Vec::new();
     if codec::encode(format, pos, Some(&fields), &mut binary).is_err() {
         binary.clear();
+    }
+    if format.is_text() && binary.last() == Some(&b'\n') {
+        binary.pop(); // the writer ends text records itself
     }
     MateOut {
         sfen: pos.to_sfen(),

@@ -5,8 +5,8 @@
 mod codec;
 mod differential;
 mod filter;
-mod mate;
 mod io;
+mod mate;
 mod perft;
 mod pipeline;
 mod support;
