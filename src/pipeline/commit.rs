@@ -160,7 +160,17 @@ impl Commit {
         match &decision {
             Decision::Keep => {
                 self.counts.kept += 1;
-                self.open_path_tagged += r.open_path as u64;
+                if r.open_path {
+                    // `open_path = "tag"`: counted, and written to the audit as a kept record.
+                    self.open_path_tagged += 1;
+                    if let Some(audit) = self.audit.as_mut() {
+                        let line = json!({
+                            "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
+                            "offset": r.offset, "decision": "keep", "detail": r.open_path_detail,
+                        });
+                        audit.write_json_line(&line)?;
+                    }
+                }
                 let target = self.out_format.unwrap_or(format);
                 let writer = self.kept.entry(target).or_insert_with(|| {
                     let opts = OutputOptions {

@@ -64,6 +64,8 @@ pub struct RecordOutcome {
     pub move_cleared: bool,
     /// The side to move's king has an open entering-king path (tag mode).
     pub open_path: bool,
+    /// Its audit detail: the files it reaches, whether it already stands in the camp.
+    pub open_path_detail: Value,
     /// For repetition drops: `exact` or `inferior`, and whether it was perpetual check.
     pub repetition: Option<(&'static str, bool)>,
     /// For rejects: the raw record bytes, hex.
@@ -134,6 +136,7 @@ impl Worker {
             move_illegal: false,
             move_cleared: false,
             open_path: false,
+            open_path_detail: Value::Null,
             repetition: None,
             raw_hex: None,
         };
@@ -211,7 +214,16 @@ impl Worker {
         if let Some(stage) = &s.declaration {
             let v = stage.evaluate(&pos);
             if let Some(info) = v.open_path {
-                r.open_path = info.of(pos.side_to_move()).open;
+                let path = info.of(pos.side_to_move());
+                r.open_path = path.open;
+                if path.open {
+                    let files: Vec<u32> = (0..9)
+                        .filter(|f| path.files >> f & 1 != 0)
+                        .map(|f| f + 1)
+                        .collect();
+                    r.open_path_detail =
+                        json!({"open_path": true, "in_camp": path.in_camp, "files": files});
+                }
             }
             if v.drop {
                 r.detail = json!({

@@ -35,7 +35,8 @@ fn report(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }
 
-/// index -> decision for every record in audit.jsonl and rejected.jsonl.
+/// index -> decision for every record in audit.jsonl and rejected.jsonl that is not kept
+/// (the audit also lists kept records tagged with an open entering-king path).
 fn decisions(out: &Path) -> BTreeMap<u64, String> {
     let mut m = BTreeMap::new();
     for name in ["audit.jsonl", "rejected.jsonl"] {
@@ -468,6 +469,126 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
                 err.contains(needle),
                 "{text}\nmissing {needle:?} in:\n{err}"
             );
+        }
+    }
+}
+
+/// The left-right mirror image of a position (built square by square).
+fn mirror(pos: &Position) -> Position {
+    let mut board = [None; 81];
+    for sq in posfilter::shogi::Square::all() {
+        board[sq.mirror().index()] = pos.piece_on(sq);
+    }
+    Position::from_parts(board, pos.hands(), pos.side_to_move(), pos.ply()).unwrap()
+}
+
+#[test]
+fn dedup_against_earlier_records_reference_pools_and_mirrors() {
+    let dir = TempDir::new("dedup");
+    let sfens: Vec<String> = std::fs::read_to_string(data("pipeline/startpos.sfen"))
+        .unwrap()
+        .lines()
+        .take(40)
+        .map(String::from)
+        .collect();
+    // Three distinct positions without left-right symmetry.
+    let picks: Vec<Position> = sfens
+        .iter()
+        .map(|s| Position::from_sfen(s).unwrap())
+        .filter(|p| mirror(p) != *p)
+        .take(3)
+        .collect();
+    let enc = |positions: &[&Position]| {
+        let mut v = Vec::new();
+        for p in positions {
+            codec::encode(Format::Psfen, p, None, &mut v).unwrap();
+        }
+        v
+    };
+    let m1 = mirror(&picks[1]);
+    let input = dir.join("in.psfen");
+    std::fs::write(
+        &input,
+        enc(&[&picks[0], &picks[1], &picks[2], &picks[0], &m1]),
+    )
+    .unwrap();
+    let pool = dir.join("pool.psfen");
+    std::fs::write(&pool, enc(&[&picks[2]])).unwrap();
+    for mirror_on in [false, true] {
+        let extra = format!(
+            "[filter.mate]\nenabled = false\n[filter.dedup]\nmirror = {mirror_on}\nreference = [{:?}]\n",
+            pool.display().to_string()
+        );
+        let cfg = config(&dir, &[&input], &extra);
+        let out = dir.join(&format!("out-{mirror_on}"));
+        run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+        let audit: BTreeMap<u64, Value> = std::fs::read_to_string(out.join("audit.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|v| (v["index"].as_u64().unwrap(), v))
+            .collect();
+        assert_eq!(audit[&2]["decision"], "duplicate");
+        assert_eq!(audit[&2]["detail"]["reference"], true);
+        assert_eq!(audit[&3]["decision"], "duplicate");
+        assert_eq!(audit[&3]["detail"]["first_index"], 0);
+        assert_eq!(
+            audit.contains_key(&4),
+            mirror_on,
+            "the mirror image of record 1"
+        );
+        if mirror_on {
+            assert_eq!(audit[&4]["detail"]["first_index"], 1);
+        }
+        assert_eq!(
+            report(&out)["records"]["kept"],
+            if mirror_on { 2 } else { 3 }
+        );
+    }
+}
+
+#[test]
+fn illegal_move_fields_are_kept_cleared_or_rejected() {
+    let dir = TempDir::new("movefield");
+    let mut psv = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv"))
+        .unwrap()[..20 * 40]
+        .to_vec();
+    // Record 5's move field becomes R*5e (YaneuraOu Move16; read as Apery move16 it is
+    // 1g5e+): no rook in hand at ply 6 and nothing on 1g can go there, so neither reading is
+    // legal.
+    let bad: u16 = 0x4000 | (6 << 7) | 40;
+    let pos5 = codec::decode(Format::Psv, &psv[200..240]).unwrap().position;
+    assert!(!pos5.is_legal(Move::from_yo16(bad).unwrap()));
+    assert!(Move::from_apery16(bad).is_none_or(|m| !pos5.is_legal(m)));
+    psv[200 + 34..200 + 36].copy_from_slice(&bad.to_le_bytes());
+    let input = dir.join("in.psv");
+    std::fs::write(&input, &psv).unwrap();
+    for policy in ["keep", "clear", "reject"] {
+        let extra = format!("[filter]\nmove_field = \"{policy}\"\n[filter.mate]\nenabled = false\n[filter.dedup]\nenabled = false\n[filter.repetition]\nenabled = false\n");
+        let cfg = config(&dir, &[&input], &extra);
+        let out = dir.join(&format!("out-{policy}"));
+        run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+        let r = report(&out);
+        assert_eq!(r["move_field"]["illegal"], 1, "{policy}");
+        let kept = std::fs::read(out.join("kept/part-00000.psv")).unwrap();
+        match policy {
+            "keep" => assert_eq!(kept, psv),
+            "clear" => {
+                assert_eq!(r["move_field"]["cleared"], 1);
+                assert_eq!(kept.len(), psv.len());
+                assert_eq!(&kept[200 + 34..200 + 36], &[0, 0]);
+                assert_eq!(&kept[..234], &psv[..234]);
+                assert_eq!(&kept[236..], &psv[236..]);
+            }
+            _ => {
+                assert_eq!(r["records"]["rejected"], 1);
+                assert_eq!(kept.len(), psv.len() - 40);
+                let rej = std::fs::read_to_string(out.join("rejected.jsonl")).unwrap();
+                assert!(
+                    rej.contains("\"index\":5") && rej.contains("move field"),
+                    "{rej}"
+                );
+            }
         }
     }
 }
