@@ -138,6 +138,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         },
     );
     let window = 2 * threads;
+    let tick = |n: u64| progress.tick(n);
     loop {
         let mut group: Vec<Batch> = Vec::with_capacity(window);
         for b in batches.by_ref().take(window) {
@@ -153,17 +154,16 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
                 .map(|b| {
                     let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
                     match workers[slot].lock() {
-                        Ok(mut w) => w.process(b, &settings),
-                        Err(poisoned) => poisoned.into_inner().process(b, &settings),
+                        Ok(mut w) => w.process(b, &settings, &tick),
+                        Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick),
                     }
                 })
                 .collect()
         });
         for (b, o) in group.iter().zip(outcomes) {
-            let n = o.records.len() as u64;
             commit.apply(b.format, o).map_err(out_err)?;
             let c = &commit.counts;
-            progress.advance(n, c.kept, c.dropped.total(), commit.unknown);
+            progress.counts(c.kept, c.dropped.total(), commit.unknown);
         }
     }
     progress.finish();

@@ -28,13 +28,20 @@ impl Progress {
         if let Ok(style) = ProgressStyle::with_template(template) {
             bar.set_style(style.progress_chars("=> "));
         }
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
         Progress { bar: Some(bar) }
     }
 
-    /// Records `n` more records done and the running decision counts.
-    pub fn advance(&self, n: u64, kept: u64, dropped: u64, unknown: u64) {
+    /// `n` more records decided (called by the workers as they go; thread-safe).
+    pub fn tick(&self, n: u64) {
         if let Some(bar) = &self.bar {
             bar.inc(n);
+        }
+    }
+
+    /// The running decision counts (called by the commit).
+    pub fn counts(&self, kept: u64, dropped: u64, unknown: u64) {
+        if let Some(bar) = &self.bar {
             bar.set_message(format!("kept {kept} dropped {dropped} unknown {unknown}"));
         }
     }

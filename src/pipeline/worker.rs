@@ -97,13 +97,25 @@ impl Worker {
     }
 
     /// Decides every record of `batch`.
-    pub fn process(&mut self, batch: &Batch, settings: &Settings) -> BatchOutcome {
+    /// `tick(n)` is called every few records with the number decided since the last call.
+    pub fn process(
+        &mut self,
+        batch: &Batch,
+        settings: &Settings,
+        tick: &(dyn Fn(u64) + Sync),
+    ) -> BatchOutcome {
         let mut outcome = BatchOutcome {
             records: Vec::with_capacity(batch.len()),
             out: Vec::with_capacity(batch.bytes.len()),
         };
         self.history.clear();
+        let mut since_tick = 0;
         for rec in batch.iter() {
+            since_tick += 1;
+            if since_tick == 64 {
+                tick(since_tick);
+                since_tick = 0;
+            }
             let r = self.decide(batch.format, rec.bytes, settings, &mut outcome.out);
             outcome.records.push(RecordOutcome {
                 index: rec.index,
@@ -112,6 +124,7 @@ impl Worker {
                 ..r
             });
         }
+        tick(since_tick);
         outcome
     }
 
