@@ -51,6 +51,18 @@ impl BitReader {
         Some((v & 0xff) as u32)
     }
 
+    /// The next 64 bits (LSB = next bit; bits past 256 read as zero) without consuming them;
+    /// `None` once at or past bit 256.
+    #[inline(always)]
+    pub fn peek64(&self) -> Option<u64> {
+        if self.pos >= 256 {
+            return None;
+        }
+        let w = self.pos / 64;
+        let s = self.pos % 64;
+        Some((self.words[w] >> s) | ((self.words[w + 1] << 1) << (63 - s)))
+    }
+
     /// Consumes `n` bits (after a peek).
     #[inline(always)]
     pub fn skip(&mut self, n: usize) {

@@ -83,18 +83,57 @@ const WHITE_KING: Piece = Piece::new(Color::White, PieceType::King);
 
 /// Decodes a 32-byte record with `scheme` into a validated position (ply 1).
 pub(crate) fn decode(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
-    let (board, hands, side) = decode_parts(bytes, scheme)?;
-    let pos = Position::from_parts(board, hands, side, 1)?;
+    let mut list = PieceList::default();
+    let (hands, side) = decode_into(bytes, scheme, &mut list)?;
+    let pos = Position::from_piece_list(&list.pieces[..list.len], hands, side, 1)?;
     pos.validate()?;
     Ok(pos)
 }
 
-/// A decoded board, hands and side to move, before building a [`Position`].
-pub(crate) type Parts = ([Option<Piece>; 81], [Hand; 2], Color);
+/// The pieces of a decoded record (at most 40: a full set), kings included.
+pub(crate) struct PieceList {
+    pieces: [(Square, Piece); 40],
+    len: usize,
+}
+
+impl Default for PieceList {
+    fn default() -> Self {
+        PieceList {
+            pieces: [(Square::SQ_1A, BLACK_KING); 40],
+            len: 0,
+        }
+    }
+}
+
+/// The board square of coded square `j` (king squares `lo < hi` skipped).
+#[inline(always)]
+fn coded_square(j: usize, lo: usize, hi: usize) -> usize {
+    let sq = j + (j >= lo) as usize;
+    sq + (sq >= hi) as usize
+}
+
+/// Inventory lane per `Piece::index()` (its unpromoted kind's lane; 0 for kings).
+const LANE_OF_PIECE: [u64; 32] = {
+    let mut t = [0u64; 32];
+    let mut i = 0;
+    while i < 32 {
+        let kind = i % 16;
+        if kind < 14 && kind != 7 {
+            let base = if kind >= 8 { kind - 8 } else { kind };
+            t[i] = lane(base);
+        }
+        i += 1;
+    }
+    t
+};
 
 /// Decodes the parts of a record; checks the bit stream and the inventory, not the rules.
 #[inline]
-pub(crate) fn decode_parts(bytes: &[u8; 32], scheme: &Scheme) -> Result<Parts, CodecError> {
+pub(crate) fn decode_into(
+    bytes: &[u8; 32],
+    scheme: &Scheme,
+    list: &mut PieceList,
+) -> Result<([Hand; 2], Color), CodecError> {
     let mut r = BitReader::new(bytes);
     let head = r.peek8().unwrap_or(0);
     r.skip(1);
@@ -113,26 +152,48 @@ pub(crate) fn decode_parts(bytes: &[u8; 32], scheme: &Scheme) -> Result<Parts, C
     if bk == wk {
         return Err(CodecError::KingsCollide(bk));
     }
-    let mut board: [Option<Piece>; 81] = [None; 81];
-    board[bk] = Some(BLACK_KING);
-    board[wk] = Some(WHITE_KING);
+    list.pieces[0] = (Square::from_index(bk), BLACK_KING);
+    list.pieces[1] = (Square::from_index(wk), WHITE_KING);
+    list.len = 2;
     let mut inventory = 0u64;
-    for (sq, slot) in board.iter_mut().enumerate() {
-        if sq == bk || sq == wk {
-            continue;
-        }
-        let Some(bits) = r.peek8() else {
-            return Err(CodecError::Overrun { square: Some(sq) });
+    // Squares in stream order skip the two king squares: coded square `j` is board square
+    // `j`, plus one for each king square at or before it.
+    let (lo, hi) = if bk < wk { (bk, wk) } else { (wk, bk) };
+    let mut j = 0usize;
+    while j < 79 {
+        // An empty square is a single 0 bit and every piece code starts with 1: skip the run
+        // of empty squares before the next piece at once (no data-dependent branch).
+        let Some(window) = r.peek64() else {
+            return Err(CodecError::Overrun {
+                square: Some(coded_square(j, lo, hi)),
+            });
         };
-        let e = scheme.board[bits as usize];
-        if e.len == 0 {
+        let empties = (window.trailing_zeros() as usize).min(79 - j);
+        r.skip(empties);
+        j += empties;
+        if j >= 79 || window == 0 {
+            continue; // done, or a run of 64+ empty squares goes on
+        }
+        let Some(window) = r.peek64() else {
+            return Err(CodecError::Overrun {
+                square: Some(coded_square(j, lo, hi)),
+            });
+        };
+        let e = scheme.board[(window & 0xff) as usize];
+        let Some(p) = e.sym else {
             return Err(CodecError::BadCode { bit: r.pos() });
-        }
+        };
         r.skip(e.len as usize);
-        if let Some(p) = e.sym {
-            *slot = Some(p);
-            inventory += lane(p.piece_type().unpromote().index());
+        if list.len == list.pieces.len() {
+            return Err(CodecError::Inventory {
+                kind: p.piece_type().unpromote(),
+                count: u32::from(p.piece_type().unpromote().max_count()) + 1,
+            });
         }
+        list.pieces[list.len] = (Square::from_index(coded_square(j, lo, hi)), p);
+        list.len += 1;
+        inventory += LANE_OF_PIECE[p.index()];
+        j += 1;
     }
     let mut counts = [[0u8; 7]; 2];
     while let Some(bits) = r.peek8() {
@@ -175,7 +236,7 @@ pub(crate) fn decode_parts(bytes: &[u8; 32], scheme: &Scheme) -> Result<Parts, C
             }
         }
     }
-    Ok((board, hands, side))
+    Ok((hands, side))
 }
 
 /// Encodes `pos` with `scheme`; refuses positions with more pieces of a kind than exist.

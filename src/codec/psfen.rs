@@ -150,3 +150,10 @@ impl PsvTail {
 pub fn psv_game_ply(rec: &[u8]) -> Option<u16> {
     (rec.len() == PSV_SIZE).then(|| u16::from_le_bytes([rec[36], rec[37]]))
 }
+
+/// Decodes only the board, hands and side of a PackedSfen (no `Position`, no rule checks):
+/// for benchmarks that separate the bit decoding from building the position.
+#[doc(hidden)]
+pub fn decode_psfen_parts_only(bytes: &[u8; PSFEN_SIZE]) -> bool {
+    packed::decode_into(bytes, &SCHEME, &mut packed::PieceList::default()).is_ok()
+}

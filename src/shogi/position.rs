@@ -547,3 +547,62 @@ impl std::fmt::Debug for Position {
         write!(f, "Position({})", self.to_sfen())
     }
 }
+
+impl Position {
+    /// Builds a position from (square, piece) pairs on distinct squares, both kings included:
+    /// the same position, keys and checkers as [`Position::from_parts`] on the equivalent
+    /// board, in one pass over the pieces instead of passes over the 81 squares (the codecs'
+    /// fast path).
+    pub fn from_piece_list(
+        pieces: &[(Square, Piece)],
+        hands: [Hand; 2],
+        side: Color,
+        ply: u32,
+    ) -> Result<Position, Invalid> {
+        let mut board = [None; 81];
+        let mut by_color = [Bitboard::EMPTY; 2];
+        let mut by_type = [Bitboard::EMPTY; PieceType::NUM];
+        let mut kings: [Option<Square>; 2] = [None, None];
+        let mut board_key = if side == Color::White { SIDE } else { 0 };
+        for &(sq, p) in pieces {
+            board[sq.index()] = Some(p);
+            let b = Bitboard::from_square(sq);
+            by_color[p.color().index()] |= b;
+            by_type[p.piece_type().index()] |= b;
+            board_key ^= PRIMARY.piece_square[p.index()][sq.index()];
+            if p.piece_type() == PieceType::King {
+                if kings[p.color().index()].is_some() {
+                    return Err(Invalid::ExtraKing(p.color()));
+                }
+                kings[p.color().index()] = Some(sq);
+            }
+        }
+        let king_sq = [
+            kings[0].ok_or(Invalid::MissingKing(Color::Black))?,
+            kings[1].ok_or(Invalid::MissingKing(Color::White))?,
+        ];
+        let mut hand_key = 0;
+        for c in Color::ALL {
+            for pt in PieceType::HAND {
+                let n = hands[c.index()].count(pt) as usize;
+                hand_key ^= PRIMARY.hand[c.index()][pt.index()][n];
+            }
+        }
+        let mut pos = Position {
+            board,
+            by_color,
+            by_type,
+            hands,
+            side,
+            king_sq,
+            ply,
+            board_key,
+            hand_key,
+            checkers: Bitboard::EMPTY,
+            undo: Vec::with_capacity(64),
+        };
+        debug_assert_eq!((pos.board_key, pos.hand_key), pos.computed_keys());
+        pos.checkers = pos.attackers_to(side.flip(), king_sq[side.index()], pos.occupied());
+        Ok(pos)
+    }
+}
