@@ -2,7 +2,7 @@
 //!
 //! # Variant
 //! Nagai's df-pn (recursive, thresholds `thpn`/`thdn`, children thresholds
-//! `min(th, second + 1)` for the minimised number and `th - total + child` for the summed
+//! `min(th, second * (1 + ε) + 1)` (ε = 1/4, see `pndn.rs`) for the minimised number and `th - total + child` for the summed
 //! one) with *local expansion*: each visited node keeps its children's numbers in a per-ply
 //! buffer for as long as it is on the stack, so a child's result (including a
 //! path-dependent one) is seen exactly as it was returned, not re-read from a table that
@@ -53,6 +53,12 @@ pub struct Outcome {
     /// [`PATH_DEPENDENT`] / [`DEPTH_LIMITED`] for disproofs that must not be stored.
     pub flags: u8,
 }
+
+/// Child flag (never returned): an interposing drop not yet expanded. Drops onto one
+/// square are expanded one at a time (KomoringHeights' delayed expansion): the next is
+/// revealed only when the previous one is proven, so a useless interposition costs one
+/// child instead of seven, and a disproof needs only the visible ones.
+const HIDDEN: u8 = 0x80;
 
 #[derive(Clone, Copy, Debug)]
 struct Child {
@@ -110,7 +116,13 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     let mut second = INF;
     let mut sum: PnDn = 0;
     let mut best = 0;
+    let mut hidden = false;
     for (i, c) in kids.iter().enumerate() {
+        if c.flags & HIDDEN != 0 {
+            hidden = true;
+            sum = pndn::add(sum, 1);
+            continue;
+        }
         let (mn, sm) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
         sum = pndn::add(sum, sm);
         if mn < min {
@@ -126,6 +138,10 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     }
     if min == 0 {
         sum = INF;
+    }
+    if hidden && !or_node && sum == 0 {
+        // Never a proof while a drop is still hidden (reveal keeps this unreachable).
+        sum = 1;
     }
     if or_node {
         Summary {
@@ -184,6 +200,8 @@ pub struct Searcher {
     pub max_plies: u32,
     /// The current path.
     pub path: Path,
+    /// Whether new AND nodes test their children for mate in 1 (the 2-ply test).
+    pub two_ply: bool,
     stacks: Vec<Vec<Child>>,
 }
 
@@ -200,6 +218,7 @@ impl Searcher {
             stopped: false,
             max_plies: MAX_DEPTH,
             path: Path::new(),
+            two_ply: true,
             stacks: Vec::new(),
         }
     }
@@ -303,6 +322,9 @@ impl Searcher {
                 len: r.len,
                 flags: r.flags,
             };
+            if !or_node && r.pn == 0 && best.mv.is_drop() {
+                self.reveal(pos, depth, &mut kids, s.best);
+            }
         }
         let out = self.finish(pos, or_node, &kids, hand);
         let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
@@ -330,27 +352,28 @@ impl Searcher {
         let mut checks = MoveList::new();
         generate_checks_fast(pos, &mut checks);
         for &m in &checks {
-            pos.do_move(m);
-            let c = if self.path.contains(pos.key()) {
+            let (bk, hk, child_hand) = pos.keys_after(m);
+            let c = if self.path.contains(bk ^ hk) {
                 Child::disproven(m, Hand::EMPTY, PATH_DEPENDENT)
             } else {
-                match self.probe(pos) {
+                match self.table.probe(bk ^ self.salt, child_hand) {
                     Probe::Proven { hand, len } => Child::proven(m, hand, len),
                     Probe::Disproven { hand } => Child::disproven(m, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
                     Probe::Miss => {
+                        pos.do_move(m);
                         let n = evasion_classes(pos, false);
-                        if n == 0 {
+                        let c = if n == 0 {
                             Child::proven(m, self.checkmate_proof(pos), 0)
                         } else {
-                            let key = self.tt_key(pos);
-                            self.table.store(key, pos.hand(self.attacker), n, 1, 0, 0);
+                            self.table.store(bk ^ self.salt, child_hand, n, 1, 0, 0);
                             Child::unknown(m, n, 1, Hand::EMPTY)
-                        }
+                        };
+                        pos.undo_move();
+                        c
                     }
                 }
             };
-            pos.undo_move();
             kids.push(c);
             if c.pn == 0 {
                 break;
@@ -365,22 +388,68 @@ impl Searcher {
         generate_evasions(pos, &mut evasions);
         let mut checks = MoveList::new();
         for &e in &evasions {
-            pos.do_move(e);
-            let c = if self.path.contains(pos.key()) {
-                Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT)
-            } else {
-                match self.probe(pos) {
-                    Probe::Proven { hand, len } => Child::proven(e, hand, len),
-                    Probe::Disproven { hand } => Child::disproven(e, hand, 0),
-                    Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-                    Probe::Miss => self.leaf_or(pos, e, depth + 1, &mut checks),
-                }
-            };
-            pos.undo_move();
+            if e.is_drop()
+                && kids
+                    .iter()
+                    .any(|k| k.mv.is_drop() && k.mv.to() == e.to() && k.pn != 0)
+            {
+                kids.push(Child {
+                    mv: e,
+                    pn: 1,
+                    dn: 1,
+                    hand: Hand::EMPTY,
+                    len: 0,
+                    flags: HIDDEN,
+                });
+                continue;
+            }
+            let c = self.and_child(pos, e, depth, &mut checks);
             kids.push(c);
             if c.dn == 0 {
                 break;
             }
+        }
+    }
+
+    /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
+    fn and_child(
+        &mut self,
+        pos: &mut Position,
+        e: Move,
+        depth: u32,
+        checks: &mut MoveList,
+    ) -> Child {
+        let (bk, hk, _) = pos.keys_after(e);
+        if self.path.contains(bk ^ hk) {
+            return Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT);
+        }
+        match self.table.probe(bk ^ self.salt, pos.hand(self.attacker)) {
+            Probe::Proven { hand, len } => Child::proven(e, hand, len),
+            Probe::Disproven { hand } => Child::disproven(e, hand, 0),
+            Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
+            Probe::Miss => {
+                pos.do_move(e);
+                let c = self.leaf_or(pos, e, depth + 1, checks);
+                pos.undo_move();
+                c
+            }
+        }
+    }
+
+    /// After the drop child `i` of an AND node is proven, reveals the next hidden drop on
+    /// the same square (and the one after it, while they are proven at once).
+    fn reveal(&mut self, pos: &mut Position, depth: u32, kids: &mut [Child], mut i: usize) {
+        let mut checks = MoveList::new();
+        while kids[i].pn == 0 && kids[i].mv.is_drop() {
+            let to = kids[i].mv.to();
+            let Some(j) = kids
+                .iter()
+                .position(|k| k.flags & HIDDEN != 0 && k.mv.to() == to)
+            else {
+                return;
+            };
+            kids[j] = self.and_child(pos, kids[j].mv, depth, &mut checks);
+            i = j;
         }
     }
 
@@ -397,8 +466,14 @@ impl Searcher {
             self.table.store(key, stored, INF, 0, 0, 1);
             return Child::disproven(e, dh, 0);
         }
-        if depth + 1 <= self.max_plies {
+        if self.two_ply && depth + 1 <= self.max_plies {
+            let near = attacks::king(pos.king_square(self.attacker.flip()));
             for &m in checks.iter() {
+                // Contact checks only: they give almost every mate in 1, and a mate by a
+                // distant check is still found by the exact test when this node expands.
+                if !near.has(m.to()) {
+                    continue;
+                }
                 let cap = captured(pos, m);
                 pos.do_move(m);
                 let ph = if has_evasion(pos) {
@@ -416,8 +491,9 @@ impl Searcher {
             }
         }
         // Remember the test's outcome so that revisits do not repeat it.
-        self.table.store(key, hand, 1, 1, 0, 0);
-        Child::unknown(e, 1, 1, Hand::EMPTY)
+        let dn = leaf_dn(checks.len());
+        self.table.store(key, hand, 1, dn, 0, 0);
+        Child::unknown(e, 1, dn, Hand::EMPTY)
     }
 
     /// The node's result from its children.
@@ -508,4 +584,11 @@ impl Searcher {
             flags: 0,
         }
     }
+}
+
+/// Initial dn of a new OR node with `checks` checking moves: more checks, harder to
+/// disprove.
+#[inline(always)]
+fn leaf_dn(checks: usize) -> PnDn {
+    (checks as PnDn).min(4)
 }

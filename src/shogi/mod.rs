@@ -10,6 +10,7 @@ pub mod bitboard;
 pub mod checks;
 pub mod declaration;
 pub mod hand;
+pub mod keys_after;
 pub mod mate1;
 pub mod movegen;
 pub mod moves;

@@ -186,3 +186,268 @@ fn fast_generators_equal_reference() {
     }
     assert!(n > 300_000, "{n}");
 }
+
+/// The five positions quoted in seed article 003 with their known verdicts (the loop case
+/// `e` is a 3-ply mate for White that a loop bug once reported as no mate).
+#[test]
+fn seed_003_positions() {
+    let mut solver = Solver::new(16);
+    for r in jsonl("mate/tsume.jsonl") {
+        let name = r["name"].as_str().unwrap();
+        if !name.starts_with("seed003") {
+            continue;
+        }
+        let sfen = r["sfen"].as_str().unwrap();
+        let v = solve_checked(&mut solver, sfen, 2_000_000);
+        let expected = r["expected"].as_str().unwrap();
+        assert_eq!(v.result.as_str(), expected, "{name}");
+        if let Some(k) = r["known_mate_plies"].as_u64() {
+            assert!(
+                v.plies as u64 >= k,
+                "{name}: PV {} shorter than the known {k}",
+                v.plies
+            );
+        }
+        if name == "seed003_a" {
+            // cshogi needs 5,966 nodes here.
+            assert!(v.nodes < 5_966, "{name}: {} nodes", v.nodes);
+        }
+        if name == "seed003_e" {
+            assert_eq!(v.plies, 3);
+        }
+    }
+}
+
+/// Tsume problems and engine test positions: never a PV shorter than the published mate,
+/// never a verdict that contradicts a cshogi proof (mate vs no_mate) at 1M nodes.
+#[test]
+fn tsume_lengths_and_verdicts() {
+    let mut solver = Solver::new(16);
+    let mut mates = 0;
+    for r in jsonl("mate/tsume.jsonl") {
+        let name = r["name"].as_str().unwrap();
+        let sfen = r["sfen"].as_str().unwrap();
+        let v = solve_checked(&mut solver, sfen, 200_000);
+        let oracle = r["dfpn_1m"]["result"].as_str().unwrap_or("unknown");
+        match (oracle, v.result) {
+            ("mate", MateResult::NoMate) | ("no_mate", MateResult::Mate) => {
+                panic!("{name}: we say {:?}, cshogi {oracle}", v.result)
+            }
+            _ => {}
+        }
+        if r["expected"] == "mate" {
+            assert_ne!(v.result, MateResult::NoMate, "{name}");
+        }
+        if v.result == MateResult::Mate {
+            mates += 1;
+            if let Some(k) = r["known_mate_plies"].as_u64() {
+                assert!(v.plies as u64 >= k, "{name}: PV {} < known {k}", v.plies);
+            }
+        }
+        if r["dfpn_100k"]["result"] == "mate" {
+            assert_eq!(
+                v.result,
+                MateResult::Mate,
+                "{name}: cshogi proves it at 100k"
+            );
+        }
+    }
+    assert!(mates >= 7, "{mates}");
+}
+
+/// Brute-force AND/OR search to a fixed depth: `Some(plies)` of the shortest forced mate
+/// within `max` plies (odd), from an OR position.
+fn brute_mate(p: &mut Position, max: u32) -> Option<u32> {
+    fn or(p: &mut Position, left: u32) -> bool {
+        let mut checks = MoveList::new();
+        posfilter::shogi::movegen::generate_checks(p, &mut checks);
+        for &m in &checks {
+            p.do_move(m);
+            let ok = and(p, left - 1);
+            p.undo_move();
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+    fn and(p: &mut Position, left: u32) -> bool {
+        let mut ev = MoveList::new();
+        generate_legal(p, &mut ev);
+        if ev.is_empty() {
+            return true;
+        }
+        if left == 0 {
+            return false;
+        }
+        for &m in &ev {
+            p.do_move(m);
+            let ok = or(p, left - 1);
+            p.undo_move();
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+    (1..=max).step_by(2).find(|&d| or(p, d))
+}
+
+/// Our solver against a brute-force mate-in-≤3 search on a sample of positions not in
+/// check: a brute-force mate must be found, and our PV is never shorter than it.
+#[test]
+fn brute_force_mate_in_3_sample() {
+    let mut solver = Solver::new(16);
+    let (mut n, mut mates) = (0, 0);
+    for (i, r) in jsonl("mate/labels.jsonl").iter().enumerate() {
+        if r["check"].as_bool().unwrap() || r["checkmated"].as_bool().unwrap() {
+            continue;
+        }
+        // Every near-mate candidate (cshogi mate) and a thin slice of the rest.
+        let interesting = r["dfpn"] == "mate";
+        if !(interesting && i % 3 == 0 || i % 97 == 0) {
+            continue;
+        }
+        let sfen = r["sfen"].as_str().unwrap();
+        let mut p = pos(sfen);
+        let brute = brute_mate(&mut p, 3);
+        let v = solve_checked(&mut solver, sfen, 100_000);
+        if let Some(d) = brute {
+            mates += 1;
+            assert_eq!(
+                v.result,
+                MateResult::Mate,
+                "{sfen}: brute force mates in {d}"
+            );
+            assert!(
+                v.plies >= d,
+                "{sfen}: PV {} shorter than the shortest mate {d}",
+                v.plies
+            );
+        } else if v.result == MateResult::Mate {
+            assert!(
+                v.plies > 3,
+                "{sfen}: we claim a {}-ply mate brute force denies",
+                v.plies
+            );
+        }
+        n += 1;
+    }
+    assert!(n > 300 && mates > 100, "{n} {mates}");
+}
+
+/// The dominance table and an exact-match table agree wherever both decide.
+#[test]
+fn dominance_and_exact_tables_agree() {
+    let mut dom = Solver::new(16);
+    let mut exact = Solver::new(16);
+    exact.set_dominance(false);
+    let mut both = 0;
+    for (i, r) in jsonl("mate/labels.jsonl").iter().enumerate() {
+        if i % 25 != 0 || r["checkmated"].as_bool().unwrap() {
+            continue;
+        }
+        let sfen = r["sfen"].as_str().unwrap();
+        let a = solve_checked(&mut dom, sfen, 30_000);
+        let b = solve_checked(&mut exact, sfen, 30_000);
+        if a.result != MateResult::Unknown && b.result != MateResult::Unknown {
+            assert_eq!(a.result, b.result, "{sfen}");
+            both += 1;
+        }
+    }
+    assert!(both > 600, "{both}");
+}
+
+/// The verdict (and node count) of a position does not depend on what the solver saw
+/// before: a fresh generation per root.
+#[test]
+fn verdicts_do_not_depend_on_history() {
+    let rows = jsonl("mate/labels.jsonl");
+    let sample: Vec<&str> = rows
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| i % 101 == 0 && r["dfpn"] != "no_mate")
+        .map(|(_, r)| r["sfen"].as_str().unwrap())
+        .collect();
+    let mut warm = Solver::new(4);
+    let forward: Vec<Verdict> = sample
+        .iter()
+        .map(|s| solve_checked(&mut warm, s, 20_000))
+        .collect();
+    for (s, f) in sample.iter().zip(&forward).rev() {
+        let mut fresh = Solver::new(4);
+        assert_eq!(&solve_checked(&mut fresh, s, 20_000), f, "{s}");
+        assert_eq!(&solve_checked(&mut warm, s, 20_000), f, "{s}");
+    }
+}
+
+#[test]
+fn roots_without_search() {
+    let mut solver = Solver::new(1);
+    // The checkmated and stalemate-like roots answer without nodes.
+    for r in jsonl("mate/labels.jsonl")
+        .iter()
+        .filter(|r| r["checkmated"] == true)
+        .take(20)
+    {
+        let v = solve_checked(&mut solver, r["sfen"].as_str().unwrap(), 1000);
+        assert_eq!((v.result, v.nodes), (MateResult::Checkmated, 0));
+    }
+    // A bare king boxed in by its own pawns is not in check and has no move.
+    let v = solve_checked(&mut solver, "k8/P8/1P7/9/9/9/9/9/8K w - 1", 1000);
+    assert!(matches!(
+        v.result,
+        MateResult::NoLegalMoves | MateResult::NoMate | MateResult::Unknown
+    ));
+}
+
+#[test]
+fn limit_exhaustion_is_unknown_and_max_plies_is_respected() {
+    let mut solver = Solver::new(4);
+    let sfen = "1n1g3+Pl/k1p1s4/1ng5p/pSP1p1pp1/1n3p3/P1K3P1P/1P7/9/L1G5L b 2R2BG2SL5Pn 161";
+    let mut p = pos(sfen);
+    let v = solver.solve(&mut p, &limits(50));
+    assert_eq!(v.result, MateResult::Unknown);
+    let lim = Limits {
+        nodes: 1_000_000,
+        max_plies: Some(9),
+        time: None,
+    };
+    let v = solver.solve(&mut p, &lim);
+    assert_eq!(
+        v.result,
+        MateResult::Unknown,
+        "no mate within 9 plies is known here"
+    );
+    let lim = Limits {
+        nodes: 1_000_000,
+        max_plies: Some(3),
+        time: None,
+    };
+    let e = "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1";
+    let v = solver.solve(&mut pos(e), &lim);
+    assert_eq!((v.result, v.plies), (MateResult::Mate, 3));
+}
+
+#[test]
+fn cli_json() {
+    let out = std::process::Command::new(crate::support::bin())
+        .args([
+            "mate",
+            "--sfen",
+            "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1",
+            "--nodes",
+            "10000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "mate");
+    assert_eq!(v["plies"], 3);
+    assert_eq!(v["pv"].as_array().unwrap().len(), 3);
+    assert_eq!(v["pv"][0], "2d2e");
+    assert!(v["nodes"].as_u64().unwrap() > 0 && v["seconds"].is_number());
+    let _ = Move::NONE;
+}
