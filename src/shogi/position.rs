@@ -52,41 +52,10 @@ impl Position {
         side: Color,
         ply: u32,
     ) -> Result<Position, Invalid> {
-        let mut by_color = [Bitboard::EMPTY; 2];
-        let mut by_type = [Bitboard::EMPTY; PieceType::NUM];
-        let mut kings: [Option<Square>; 2] = [None, None];
-        for sq in Square::all() {
-            if let Some(p) = board[sq.index()] {
-                by_color[p.color().index()] |= Bitboard::from_square(sq);
-                by_type[p.piece_type().index()] |= Bitboard::from_square(sq);
-                if p.piece_type() == PieceType::King {
-                    if kings[p.color().index()].is_some() {
-                        return Err(Invalid::ExtraKing(p.color()));
-                    }
-                    kings[p.color().index()] = Some(sq);
-                }
-            }
-        }
-        let king_sq = [
-            kings[0].ok_or(Invalid::MissingKing(Color::Black))?,
-            kings[1].ok_or(Invalid::MissingKing(Color::White))?,
-        ];
-        let mut pos = Position {
-            board,
-            by_color,
-            by_type,
-            hands,
-            side,
-            king_sq,
-            ply,
-            board_key: 0,
-            hand_key: 0,
-            checkers: Bitboard::EMPTY,
-            undo: Vec::with_capacity(64),
-        };
-        (pos.board_key, pos.hand_key) = pos.computed_keys();
-        pos.checkers = pos.attackers_to(side.flip(), king_sq[side.index()], pos.occupied());
-        Ok(pos)
+        let pieces: Vec<(Square, Piece)> = Square::all()
+            .filter_map(|sq| board[sq.index()].map(|p| (sq, p)))
+            .collect();
+        Position::from_piece_list(&pieces, hands, side, ply)
     }
 
     /// The standard initial position.
