@@ -11,9 +11,12 @@
 
 use super::settings::Settings;
 use crate::codec::{self, Decoded, Format, GameResult, TeacherFields};
-use crate::filter::{Decision, DropReason, GameHistory, HistoryEntry, Perpetual, RejectReason};
+use crate::filter::{
+    declaration::KingPath, Decision, DropReason, GameHistory, HistoryEntry, Perpetual,
+    RejectReason, RepetitionKind, RepetitionScan,
+};
 use crate::io::batch::Batch;
-use crate::mate::{MateResult, Solver};
+use crate::mate::{MateResult, Solver, Verdict};
 use crate::shogi::{Fingerprint, Move, Position};
 use serde_json::{json, Value};
 use std::ops::Range;
@@ -128,6 +131,7 @@ impl Worker {
         outcome
     }
 
+    /// Runs the stages on one record; the first stage that decides ends it.
     fn decide(
         &mut self,
         format: Format,
@@ -135,7 +139,126 @@ impl Worker {
         s: &Settings,
         out: &mut Vec<u8>,
     ) -> RecordOutcome {
-        let mut r = RecordOutcome {
+        let mut r = RecordOutcome::new();
+        // 1. validity
+        let Decoded {
+            position: mut pos,
+            teacher,
+            history,
+        } = match codec::decode(format, bytes) {
+            Ok(d) => d,
+            Err(e) => return r.reject(reject_reason(e), bytes),
+        };
+        if let Some(t) = teacher
+            .as_ref()
+            .filter(|t| t.raw_move != 0 && !t.move_legal)
+        {
+            r.move_illegal = true;
+            if s.move_field_reject {
+                let why = format!(
+                    "move field 0x{:04x} is not a legal move in the position",
+                    t.raw_move
+                );
+                return r.reject(RejectReason::Malformed(why), bytes);
+            }
+        }
+        // 2. repetition: USI lines carry their own history; psv records are walked in game
+        // order within the (game-aligned) batch.
+        if let Some(select) = s.repetition {
+            let scan = match (&history, &teacher) {
+                (Some(h), _) => self.history.load_usi(h, &pos),
+                (None, Some(t)) if format == Format::Psv => match t.game_ply {
+                    Some(ply) => self.history.push_at(HistoryEntry::of(&pos), ply as u32),
+                    None => self.history.push_position(&pos),
+                },
+                _ => Default::default(),
+            };
+            if let Some(kind) = scan.verdict(select) {
+                return r.repetition(kind, &scan);
+            }
+        }
+        // 3. declaration (and the open-path scan)
+        if let Some(stage) = &s.declaration {
+            let v = stage.evaluate(&pos);
+            if let Some(info) = v.open_path {
+                r.tag_open_path(info.of(pos.side_to_move()));
+            }
+            if v.drop {
+                r.detail = json!({
+                    "declared": format!("{:?}", v.declared).to_lowercase(),
+                    "points": v.points,
+                    "pieces_in_camp": v.pieces_in_camp,
+                    "open_path": r.open_path,
+                });
+                r.decision = Decision::Drop(DropReason::Declaration);
+                return r;
+            }
+        }
+        // 4. terminal / mate / mated
+        if let (Some(m), Some(solver)) = (&s.mate, self.solver.as_mut()) {
+            let v = if pos.in_check() && !m.and_root {
+                // Only the terminal test: a position in check is not searched.
+                terminal_only(&pos)
+            } else {
+                solver.solve(&mut pos, &m.limits)
+            };
+            r.nodes = v.nodes;
+            r.unknown = v.result == MateResult::Unknown;
+            if let Some(reason) = drop_reason(v.result) {
+                let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
+                r.detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
+                if reason != DropReason::NoLegalMoves {
+                    r.mate = Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
+                }
+                r.decision = Decision::Drop(reason);
+                return r;
+            }
+        }
+        // Kept: the dedup key, and the output bytes (original, move field cleared, or
+        // converted).
+        r.dedup_key = s
+            .dedup
+            .then(|| crate::filter::dedup_key(&pos, s.dedup_mirror));
+        let start = out.len();
+        let target = s.output_format.unwrap_or(format);
+        r.move_cleared = r.move_illegal && s.move_field_clear;
+        if target == format {
+            out.extend_from_slice(bytes);
+            if r.move_cleared {
+                // psv and hcpe both keep the 16-bit move at bytes 34..36.
+                out[start + MOVE_FIELD.start..start + MOVE_FIELD.end].fill(0);
+            }
+        } else {
+            let mut t = teacher;
+            if let (true, Some(t)) = (r.move_cleared, t.as_mut()) {
+                t.raw_move = 0;
+                t.mv = None;
+                t.move_encoding = None;
+            }
+            if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
+                out.truncate(start);
+                r.dedup_key = None;
+                return r.reject(
+                    RejectReason::Malformed(format!("cannot convert to {target}: {e}")),
+                    bytes,
+                );
+            }
+            if target.is_text() && out.last() == Some(&b'\n') {
+                out.pop(); // the shard writer ends text records itself
+            }
+        }
+        r.out = start..out.len();
+        r
+    }
+}
+
+/// Where psv and hcpe records hold their 16-bit move.
+const MOVE_FIELD: std::ops::Range<usize> = 34..36;
+
+impl RecordOutcome {
+    /// A kept record at index 0 with nothing recorded yet (the caller fills in the place).
+    fn new() -> RecordOutcome {
+        RecordOutcome {
             index: 0,
             file: 0,
             offset: 0,
@@ -152,178 +275,86 @@ impl Worker {
             open_path_detail: Value::Null,
             repetition: None,
             raw_hex: None,
+        }
+    }
+
+    fn reject(mut self, reason: RejectReason, bytes: &[u8]) -> RecordOutcome {
+        self.detail = json!(reason.to_string());
+        self.decision = Decision::Reject(reason);
+        self.raw_hex = Some(hex(bytes));
+        self
+    }
+
+    fn repetition(mut self, kind: RepetitionKind, scan: &RepetitionScan) -> RecordOutcome {
+        let perpetual = matches!(
+            scan.perpetual,
+            Perpetual::BySideToMove | Perpetual::ByOpponent
+        );
+        let name = match kind {
+            RepetitionKind::Exact => "exact",
+            RepetitionKind::Inferior => "inferior",
         };
-        // 1. validity
-        let Decoded {
-            position: mut pos,
-            teacher,
-            history,
-        } = match codec::decode(format, bytes) {
-            Ok(d) => d,
-            Err(e) => {
-                let reason = match e {
-                    codec::CodecError::Invalid(inv) => RejectReason::Invalid(inv),
-                    codec::CodecError::Length { format, got, need } => RejectReason::Malformed(format!(
-                        "truncated record: {got} bytes at the end of the file, {format} needs {need}"
-                    )),
-                    other => RejectReason::Malformed(other.to_string()),
-                };
-                r.detail = json!(reason.to_string());
-                r.decision = Decision::Reject(reason);
-                r.raw_hex = Some(hex(bytes));
-                return r;
-            }
-        };
-        if let Some(t) = &teacher {
-            if t.raw_move != 0 && !t.move_legal {
-                r.move_illegal = true;
-                if s.move_field_reject {
-                    let reason = RejectReason::Malformed(format!(
-                        "move field 0x{:04x} is not a legal move in the position",
-                        t.raw_move
-                    ));
-                    r.detail = json!(reason.to_string());
-                    r.decision = Decision::Reject(reason);
-                    r.raw_hex = Some(hex(bytes));
-                    return r;
-                }
-            }
+        self.repetition = Some((name, perpetual));
+        self.detail = json!({
+            "kind": name,
+            "occurrences": scan.occurrences(),
+            "exact": scan.exact,
+            "inferior": scan.inferior,
+            "nearest_exact_back": scan.nearest_exact_back,
+            "nearest_inferior_back": scan.nearest_inferior_back,
+            "perpetual_check": scan.perpetual,
+        });
+        self.decision = Decision::Drop(DropReason::Repetition);
+        self
+    }
+
+    fn tag_open_path(&mut self, path: KingPath) {
+        self.open_path = path.open;
+        if path.open {
+            let files: Vec<u32> = (0..9)
+                .filter(|f| path.files >> f & 1 != 0)
+                .map(|f| f + 1)
+                .collect();
+            self.open_path_detail =
+                json!({"open_path": true, "in_camp": path.in_camp, "files": files});
         }
-        // 2. repetition: USI lines carry their own history; psv records are walked in game
-        // order within the (game-aligned) batch.
-        if let Some(select) = s.repetition {
-            let scan = match (&history, &teacher) {
-                (Some(h), _) => self.history.load_usi(h, &pos),
-                (None, Some(t)) if format == Format::Psv => match t.game_ply {
-                    Some(ply) => self.history.push_at(HistoryEntry::of(&pos), ply as u32),
-                    None => self.history.push_position(&pos),
-                },
-                _ => Default::default(),
-            };
-            if let Some(kind) = scan.verdict(select) {
-                let perpetual = matches!(
-                    scan.perpetual,
-                    Perpetual::BySideToMove | Perpetual::ByOpponent
-                );
-                let kind_name = match kind {
-                    crate::filter::RepetitionKind::Exact => "exact",
-                    crate::filter::RepetitionKind::Inferior => "inferior",
-                };
-                r.repetition = Some((kind_name, perpetual));
-                r.detail = json!({
-                    "kind": kind_name,
-                    "occurrences": scan.occurrences(),
-                    "exact": scan.exact,
-                    "inferior": scan.inferior,
-                    "nearest_exact_back": scan.nearest_exact_back,
-                    "nearest_inferior_back": scan.nearest_inferior_back,
-                    "perpetual_check": scan.perpetual,
-                });
-                r.decision = Decision::Drop(DropReason::Repetition);
-                return r;
-            }
-        }
-        // 3. declaration (and the open-path scan)
-        if let Some(stage) = &s.declaration {
-            let v = stage.evaluate(&pos);
-            if let Some(info) = v.open_path {
-                let path = info.of(pos.side_to_move());
-                r.open_path = path.open;
-                if path.open {
-                    let files: Vec<u32> = (0..9)
-                        .filter(|f| path.files >> f & 1 != 0)
-                        .map(|f| f + 1)
-                        .collect();
-                    r.open_path_detail =
-                        json!({"open_path": true, "in_camp": path.in_camp, "files": files});
-                }
-            }
-            if v.drop {
-                r.detail = json!({
-                    "declared": format!("{:?}", v.declared).to_lowercase(),
-                    "points": v.points,
-                    "pieces_in_camp": v.pieces_in_camp,
-                    "open_path": r.open_path,
-                });
-                r.decision = Decision::Drop(DropReason::Declaration);
-                return r;
-            }
-        }
-        // 4. terminal / mate / mated
-        if let (Some(m), Some(solver)) = (&s.mate, self.solver.as_mut()) {
-            let verdict = if pos.in_check() && !m.and_root {
-                // Only the terminal test: a position in check is not searched.
-                if crate::shogi::movegen::has_legal_move(&pos) {
-                    None
-                } else {
-                    Some(crate::mate::Verdict {
-                        result: MateResult::Checkmated,
-                        plies: 0,
-                        pv: Vec::new(),
-                        nodes: 0,
-                    })
-                }
-            } else {
-                Some(solver.solve(&mut pos, &m.limits))
-            };
-            if let Some(v) = verdict {
-                r.nodes = v.nodes;
-                let reason = match v.result {
-                    MateResult::Mate => Some(DropReason::Mate),
-                    MateResult::Mated => Some(DropReason::Mated),
-                    MateResult::Checkmated => Some(DropReason::Checkmated),
-                    MateResult::NoLegalMoves => Some(DropReason::NoLegalMoves),
-                    MateResult::Unknown => {
-                        r.unknown = true;
-                        None
-                    }
-                    MateResult::NoMate => None,
-                };
-                if let Some(reason) = reason {
-                    let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
-                    r.detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
-                    if reason != DropReason::NoLegalMoves {
-                        r.mate = Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
-                    }
-                    r.decision = Decision::Drop(reason);
-                    return r;
-                }
-            }
-        }
-        // Kept: the dedup key, and the output bytes (original, cleared or converted).
-        r.dedup_key = s
-            .dedup
-            .then(|| crate::filter::dedup_key(&pos, s.dedup_mirror));
-        let start = out.len();
-        let target = s.output_format.unwrap_or(format);
-        let clear = r.move_illegal && s.move_field_clear;
-        if target == format && !clear {
-            out.extend_from_slice(bytes);
-        } else {
-            let mut t = teacher;
-            if clear {
-                if let Some(t) = t.as_mut() {
-                    t.raw_move = 0;
-                    t.mv = None;
-                    t.move_encoding = None;
-                }
-                r.move_cleared = true;
-            }
-            if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
-                out.truncate(start);
-                let reason = RejectReason::Malformed(format!("cannot convert to {target}: {e}"));
-                r.detail = json!(reason.to_string());
-                r.decision = Decision::Reject(reason);
-                r.raw_hex = Some(hex(bytes));
-                r.dedup_key = None;
-                return r;
-            }
-            if target.is_text() && out.last() == Some(&b'\n') {
-                out.pop(); // the shard writer ends text records itself
-            }
-        }
-        r.out = start..out.len();
-        r
+    }
+}
+
+/// The rejection for a record that does not decode.
+fn reject_reason(e: codec::CodecError) -> RejectReason {
+    match e {
+        codec::CodecError::Invalid(inv) => RejectReason::Invalid(inv),
+        codec::CodecError::Length { format, got, need } => RejectReason::Malformed(format!(
+            "truncated record: {got} bytes at the end of the file, {format} needs {need}"
+        )),
+        other => RejectReason::Malformed(other.to_string()),
+    }
+}
+
+/// The verdict without search for a position in check when `and_root` is off.
+fn terminal_only(pos: &Position) -> Verdict {
+    let result = if crate::shogi::movegen::has_legal_move(pos) {
+        MateResult::NoMate
+    } else {
+        MateResult::Checkmated
+    };
+    Verdict {
+        result,
+        plies: 0,
+        pv: Vec::new(),
+        nodes: 0,
+    }
+}
+
+/// The drop reason for a solver result; `None` keeps the position.
+fn drop_reason(result: MateResult) -> Option<DropReason> {
+    match result {
+        MateResult::Mate => Some(DropReason::Mate),
+        MateResult::Mated => Some(DropReason::Mated),
+        MateResult::Checkmated => Some(DropReason::Checkmated),
+        MateResult::NoLegalMoves => Some(DropReason::NoLegalMoves),
+        MateResult::NoMate | MateResult::Unknown => None,
     }
 }
 
@@ -332,7 +363,7 @@ impl Worker {
 fn mate_out(
     pos: &Position,
     reason: DropReason,
-    v: &crate::mate::Verdict,
+    v: &Verdict,
     teacher: Option<&TeacherFields>,
     format: Format,
 ) -> MateOut {
