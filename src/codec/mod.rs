@@ -37,8 +37,9 @@ use thiserror::Error;
 
 pub use text::{History, PlyState};
 
-/// A record format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A record format. Its name (`psv`, …) is its text form everywhere (CLI, config, JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// One SFEN per line.
     Sfen,
@@ -443,6 +444,18 @@ pub fn teacher_fields(format: Format, bytes: &[u8], pos: &Position) -> Option<Te
         }
         _ => None,
     }
+}
+
+/// Sets the move field of a psv / hcpe record to 0 (no move), leaving every other byte as is
+/// (for a pipeline that clears move fields that are not legal). Other formats and records of
+/// the wrong length are left unchanged; returns whether the record was changed.
+pub fn clear_move_field(format: Format, record: &mut [u8]) -> bool {
+    let ok = format.has_teacher_fields() && Some(record.len()) == format.record_size();
+    if ok {
+        record[34] = 0;
+        record[35] = 0;
+    }
+    ok
 }
 
 /// Appends one record of `format` for `pos` to `out` (text formats: one line with `\n`).
