@@ -174,12 +174,20 @@ pub(crate) fn decode_into(
         if j >= 79 || window == 0 {
             continue; // done, or a run of 64+ empty squares goes on
         }
-        let Some(window) = r.peek64() else {
-            return Err(CodecError::Overrun {
-                square: Some(coded_square(j, lo, hi)),
-            });
+        // The piece code follows the empties in the same window unless they used it up.
+        let bits = if empties <= 56 {
+            window >> empties
+        } else {
+            match r.peek64() {
+                Some(w) => w,
+                None => {
+                    return Err(CodecError::Overrun {
+                        square: Some(coded_square(j, lo, hi)),
+                    })
+                }
+            }
         };
-        let e = scheme.board[(window & 0xff) as usize];
+        let e = scheme.board[(bits & 0xff) as usize];
         let Some(p) = e.sym else {
             return Err(CodecError::BadCode { bit: r.pos() });
         };
