@@ -4,7 +4,8 @@
 //! or duplicated, writes the clean positions back in the same format and harvests the mates.
 //!
 //! # Layers
-//! `shogi` (rules core, no I/O) → `codec` (record formats) → `mate` (df-pn solver) →
+//! `shogi` (rules core, no I/O) → `codec` (record formats) → `io` (files: mmap, zstd,
+//! detection, batches, shard writers) → `mate` (df-pn solver) →
 //! `filter` (per-position decisions) → `pipeline` (the streaming run). No module imports
 //! from a layer above it.
 //!

@@ -85,7 +85,7 @@ pub struct BitWriter {
     pos: usize,
 }
 
-/// A write would pass bit 256.
+/// A write would pass bit 256 (or is wider than 32 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overflow;
 
@@ -100,17 +100,18 @@ impl BitWriter {
         self.pos
     }
 
-    /// Appends the low `width <= 16` bits of `code`, first bit = least significant.
+    /// Appends the low `width` (1..=32) bits of `code`, first bit = least significant.
     #[inline]
     pub fn write(&mut self, code: u32, width: usize) -> Result<(), Overflow> {
-        if self.pos + width > 256 {
+        if width > 32 || self.pos + width > 256 {
             return Err(Overflow);
         }
-        for i in 0..width {
-            if (code >> i) & 1 != 0 {
-                let p = self.pos + i;
-                self.words[p / 64] |= 1 << (p % 64);
-            }
+        let code = (code as u64) & ((1u64 << width) - 1);
+        let (w, s) = (self.pos / 64, self.pos % 64);
+        self.words[w] |= code << s;
+        if s + width > 64 {
+            // Straddles two words; then w + 1 <= 3 because pos + width <= 256.
+            self.words[w + 1] |= code >> (64 - s);
         }
         self.pos += width;
         Ok(())

@@ -160,30 +160,39 @@ pub(crate) fn decode_into(
     // `j`, plus one for each king square at or before it.
     let (lo, hi) = if bk < wk { (bk, wk) } else { (wk, bk) };
     let mut j = 0usize;
+    // `window` holds the next `valid` stream bits (bit 0 = next); it is refilled from the
+    // reader only when it runs low, so the loop mostly works in registers.
+    let mut window = 0u64;
+    let mut valid = 0usize;
     while j < 79 {
-        // An empty square is a single 0 bit and every piece code starts with 1: skip the run
-        // of empty squares before the next piece at once (no data-dependent branch).
-        let Some(window) = r.peek64() else {
-            return Err(CodecError::Overrun {
-                square: Some(coded_square(j, lo, hi)),
-            });
-        };
-        let empties = (window.trailing_zeros() as usize).min(79 - j);
-        r.skip(empties);
-        j += empties;
-        if j >= 79 || window == 0 {
-            continue; // done, or a run of 64+ empty squares goes on
+        if valid < 16 {
+            let Some(w) = r.peek64() else {
+                return Err(CodecError::Overrun {
+                    square: Some(coded_square(j, lo, hi)),
+                });
+            };
+            window = w;
+            valid = 64;
         }
-        let Some(window) = r.peek64() else {
-            return Err(CodecError::Overrun {
-                square: Some(coded_square(j, lo, hi)),
-            });
-        };
+        // An empty square is a single 0 bit and every piece code starts with 1: skip the run
+        // of empty squares before the next piece at once.
+        let empties = (window.trailing_zeros() as usize).min(valid).min(79 - j);
+        r.skip(empties);
+        window = window.checked_shr(empties as u32).unwrap_or(0);
+        valid -= empties;
+        j += empties;
+        if j >= 79 || valid < 8 {
+            valid = 0; // done, or refill before reading the piece code
+            continue;
+        }
         let e = scheme.board[(window & 0xff) as usize];
         let Some(p) = e.sym else {
             return Err(CodecError::BadCode { bit: r.pos() });
         };
-        r.skip(e.len as usize);
+        let len = e.len as usize;
+        r.skip(len);
+        window >>= len;
+        valid -= len;
         if list.len == list.pieces.len() {
             return Err(CodecError::Inventory {
                 kind: p.piece_type().unpromote(),
@@ -196,12 +205,19 @@ pub(crate) fn decode_into(
         j += 1;
     }
     let mut counts = [[0u8; 7]; 2];
-    while let Some(bits) = r.peek8() {
-        let e = scheme.suffix[bits as usize];
+    valid = 0;
+    while r.pos() < 256 {
+        if valid < 8 {
+            window = r.peek64().unwrap_or(0);
+            valid = 64;
+        }
+        let e = scheme.suffix[(window & 0xff) as usize];
         if e.len == 0 {
             return Err(CodecError::BadCode { bit: r.pos() });
         }
         r.skip(e.len as usize);
+        window >>= e.len;
+        valid -= e.len as usize;
         let kind = (e.sym & 7) as usize;
         let owner = e.sym >> 3;
         inventory += lane(kind);

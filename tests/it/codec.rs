@@ -59,6 +59,18 @@ fn vectors_decode_and_encode_byte_exact() {
         let b = decode_hcp(&hc).unwrap_or_else(|e| panic!("hcp {sfen}: {e}"));
         assert_eq!(sfen3(&a.to_sfen()), sfen3(sfen));
         assert_eq!(sfen3(&b.to_sfen()), sfen3(sfen));
+        // Position::from_piece_list (the decoders' constructor) agrees with from_parts.
+        for p in [&a, &b] {
+            assert_eq!(
+                (p.board_key(), p.hand_key()),
+                (from_text.board_key(), from_text.hand_key())
+            );
+            assert_eq!(
+                (p.checkers(), p.pinned(Color::Black)),
+                (from_text.checkers(), from_text.pinned(Color::Black))
+            );
+            assert_eq!(p.fingerprint(), from_text.fingerprint());
+        }
         handicap += (v["pieces_total"].as_u64().unwrap() < 40) as u32;
         with_hands += (!a.hand(Color::Black).is_empty() || !a.hand(Color::White).is_empty()) as u32;
     }
@@ -363,4 +375,22 @@ thread_local! {
         .iter()
         .map(|v| (unhex(v["psfen"].as_str().unwrap()), unhex(v["hcp"].as_str().unwrap())))
         .collect();
+}
+
+#[test]
+fn clearing_a_move_field_keeps_the_rest() {
+    let psv = unzstd("codec/teacher.psv.zst");
+    let mut rec = psv[..40].to_vec();
+    assert!(codec::clear_move_field(Format::Psv, &mut rec));
+    let d = codec::decode(Format::Psv, &rec).unwrap();
+    let t = d.teacher.unwrap();
+    assert_eq!((t.raw_move, t.mv, t.game_ply), (0, None, Some(1)));
+    assert_eq!(&rec[..34], &psv[..34]);
+    assert_eq!(&rec[36..], &psv[36..40]);
+    assert!(!codec::clear_move_field(Format::Psfen, &mut rec[..32]));
+    assert_eq!(
+        serde_json::to_string(&Format::Hcpe).unwrap(),
+        "\"hcpe\"",
+        "formats serialise by name"
+    );
 }

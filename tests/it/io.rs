@@ -416,6 +416,12 @@ fn inspect_reports_counts_malformed_and_dumps() {
     assert_eq!(v["moves"]["legal"], 1999 - ends - 1);
     let black = v["side_to_move"]["black"].as_u64().unwrap();
     assert_eq!(black + v["side_to_move"]["white"].as_u64().unwrap(), 1999);
+    // An explicit format wins over detection, and says so.
+    let (stdout, _) = run_inspect(&["--json", "--format", "psfen"], &p);
+    let e: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(e["format"], "psfen");
+    assert!(e["detection"][0].as_str().unwrap().contains("explicitly"));
+    assert_eq!(e["records"], (80_003u64).div_ceil(32));
     let (dump, err) = run_inspect(&["--dump"], &p);
     let lines: Vec<&str> = dump.lines().collect();
     assert_eq!(lines.len(), 1999);
