@@ -568,7 +568,7 @@ impl Position {
             board_key,
             hand_key,
             checkers: Bitboard::EMPTY,
-            undo: Vec::with_capacity(64),
+            undo: Vec::new(), // no allocation until the first do_move: decoding builds millions
         };
         debug_assert_eq!((pos.board_key, pos.hand_key), pos.computed_keys());
         pos.checkers = pos.attackers_to(side.flip(), king_sq[side.index()], pos.occupied());

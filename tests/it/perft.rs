@@ -25,7 +25,11 @@ fn check(limit_low: u64, limit_high: u64) -> usize {
             assert_eq!(bulk, expected, "{name} depth {depth} (bulk)");
             // Make/unmake every leaf as well where it is cheap enough.
             if expected <= 1_000_000 {
-                assert_eq!(perft(&mut pos, depth, false), expected, "{name} depth {depth}");
+                assert_eq!(
+                    perft(&mut pos, depth, false),
+                    expected,
+                    "{name} depth {depth}"
+                );
             }
             assert_eq!(pos.to_sfen(), Position::from_sfen(sfen).unwrap().to_sfen());
             checked += 1;
@@ -49,7 +53,15 @@ fn perft_corpus_deep() {
 #[test]
 fn perft_cli_json() {
     let out = std::process::Command::new(crate::support::bin())
-        .args(["perft", "--sfen", "startpos", "--depth", "3", "--json", "--no-bulk"])
+        .args([
+            "perft",
+            "--sfen",
+            "startpos",
+            "--depth",
+            "3",
+            "--json",
+            "--no-bulk",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());

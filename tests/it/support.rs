@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 /// Path of a file under tests/data.
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// Reads a JSON-lines file under tests/data.
