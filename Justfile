@@ -18,3 +18,11 @@ lint:
 
 bench:
     cargo bench
+
+# cargo-fuzz targets (nightly + `cargo install cargo-fuzz`); not run in CI
+fuzz target="decode_binary":
+    cd fuzz && cargo +nightly fuzz run {{target}} -- -max_total_time=60
+
+# codec bench incl. the cshogi peer (needs `pip install cshogi==1.1.0 numpy`)
+bench-codec:
+    cargo bench --bench codec

@@ -4,7 +4,8 @@
 //! or duplicated, writes the clean positions back in the same format and harvests the mates.
 //!
 //! # Layers
-//! `shogi` (rules core, no I/O) → `codec` (record formats) → `mate` (df-pn solver) →
+//! `shogi` (rules core, no I/O) → `codec` (record formats) → `io` (files: mmap, zstd,
+//! detection, batches, shard writers) → `mate` (df-pn solver) →
 //! `filter` (per-position decisions) → `pipeline` (the streaming run). No module imports
 //! from a layer above it.
 //!
@@ -14,5 +15,9 @@
 //! entering king 入玉 · declaration 入玉宣言 · dominance 優越関係 · proof / disproof pieces
 //! 証明駒 / 反証駒.
 
+pub mod codec;
+pub mod filter;
+pub mod io;
 pub mod mate;
+pub mod pipeline;
 pub mod shogi;

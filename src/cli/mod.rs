@@ -1,8 +1,10 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
 mod common;
+mod inspect;
 mod mate;
 mod perft;
+mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -18,6 +20,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Clean a dataset as described by a pipeline.toml (the main job).
+    Run {
+        /// The pipeline configuration.
+        config: std::path::PathBuf,
+        /// Worker threads (overrides workers.threads; 0 = all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output directory (overrides output.dir).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// No progress bar and no summary table.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
         /// Position as SFEN, or `startpos`.
@@ -52,12 +68,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show a data file's format (and why), record count and statistics.
+    Inspect {
+        /// The file (any supported format, optionally zstd-compressed).
+        file: std::path::PathBuf,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Print every record as an SFEN line on stdout (psv/hcpe: plus score, move, ply,
+        /// result, tab-separated).
+        #[arg(long)]
+        dump: bool,
+        /// The format, instead of detecting it.
+        #[arg(long)]
+        format: Option<posfilter::codec::Format>,
+    },
 }
 
 /// Parses the command line and runs it.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run {
+            config,
+            threads,
+            out,
+            quiet,
+        } => run::run(&config, threads, out, quiet),
         Command::Perft {
             sfen,
             depth,
@@ -71,5 +108,11 @@ pub fn run() -> Result<ExitCode> {
             table_mb,
             json,
         } => mate::run(&sfen, nodes, table_mb, json),
+        Command::Inspect {
+            file,
+            json,
+            dump,
+            format,
+        } => inspect::run(&file, format, json, dump),
     }
 }

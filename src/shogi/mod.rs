@@ -8,6 +8,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod checks;
+pub mod declaration;
 pub mod hand;
 pub mod keys_after;
 pub mod mate1;

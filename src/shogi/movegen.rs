@@ -205,6 +205,97 @@ pub fn generate_legal(pos: &Position, list: &mut MoveList) {
     push_drops(pos, list, !pos.occupied());
 }
 
+/// Number of moves [`push_piece_moves`] would append, by popcount instead of a loop.
+#[inline(always)]
+fn count_piece_moves(us: Color, pt: PieceType, from: Square, targets: Bitboard) -> u32 {
+    let zone = Bitboard::forward_ranks(us, 3);
+    match pt {
+        PieceType::Pawn | PieceType::Lance => {
+            (targets & zone).count() + targets.and_not(Bitboard::forward_ranks(us, 1)).count()
+        }
+        PieceType::Knight => {
+            (targets & zone).count() + targets.and_not(Bitboard::forward_ranks(us, 2)).count()
+        }
+        PieceType::Silver | PieceType::Bishop | PieceType::Rook => {
+            let promotable = if zone.has(from) {
+                targets
+            } else {
+                targets & zone
+            };
+            promotable.count() + targets.count()
+        }
+        _ => targets.count(),
+    }
+}
+
+/// Number of legal moves of the side to move, counted with popcounts where the generator
+/// would loop (bulk perft). Always equals `generate_legal(..).len()` (tested by perft and the
+/// differential tests).
+pub fn count_legal(pos: &Position) -> u64 {
+    let us = pos.side_to_move();
+    let ksq = pos.king_square(us);
+    let occ = pos.occupied();
+    let own = pos.pieces_of(us);
+    let mut n = 0u32;
+    // King moves (at most 8, each needing its own attack test).
+    for to in attacks::king(ksq).and_not(own) {
+        if pos.attackers_to(us.flip(), to, occ.without(ksq)).is_empty() {
+            n += 1;
+        }
+    }
+    let checkers = pos.checkers();
+    let (move_target, drop_target) = match checkers.lsb() {
+        None => (!own, !occ),
+        Some(_) if checkers.more_than_one() => return n as u64,
+        Some(c) => {
+            let between = attacks::between(ksq, c);
+            (between.with(c), between)
+        }
+    };
+    let pinned = pos.pinned(us);
+    for from in own.without(ksq) {
+        let Some(p) = pos.piece_on(from) else {
+            continue;
+        };
+        let pt = p.piece_type();
+        let mut targets = attacks::piece(us, pt, from, occ) & move_target;
+        if pinned.has(from) {
+            targets &= attacks::line(ksq, from);
+        }
+        n += count_piece_moves(us, pt, from, targets);
+    }
+    let hand = pos.hand(us);
+    if !hand.is_empty() && drop_target.is_nonempty() {
+        if hand.has(PieceType::Pawn) {
+            let squares = drop_target & pawn_drop_squares(pos, us);
+            n += squares.count();
+            let front = attacks::pawn(us.flip(), pos.king_square(us.flip()));
+            if let Some(sq) = (squares & front).lsb() {
+                if is_pawn_drop_mate(pos, sq) {
+                    n -= 1;
+                }
+            }
+        }
+        if hand.has(PieceType::Lance) {
+            n += drop_target.and_not(Bitboard::forward_ranks(us, 1)).count();
+        }
+        if hand.has(PieceType::Knight) {
+            n += drop_target.and_not(Bitboard::forward_ranks(us, 2)).count();
+        }
+        let others = [
+            PieceType::Silver,
+            PieceType::Gold,
+            PieceType::Bishop,
+            PieceType::Rook,
+        ]
+        .iter()
+        .filter(|&&pt| hand.has(pt))
+        .count() as u32;
+        n += others * drop_target.count();
+    }
+    n as u64
+}
+
 /// Legal moves out of check (appended to `list`). The side to move must be in check.
 pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
     let us = pos.side_to_move();

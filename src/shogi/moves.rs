@@ -64,27 +64,27 @@ impl Move {
 
     /// Source field: a square index, or `81 + hand index` for a drop.
     #[inline(always)]
-    const fn from_field(self) -> u16 {
+    const fn source_field(self) -> u16 {
         (self.0 >> 7) & 0x7f
     }
 
     /// Whether this is a drop.
     #[inline(always)]
     pub const fn is_drop(self) -> bool {
-        self.from_field() >= DROP_BASE
+        self.source_field() >= DROP_BASE
     }
 
     /// Source square of a board move. For a drop the value is meaningless (square 0).
     #[inline(always)]
     pub const fn from(self) -> Square {
-        let f = self.from_field();
+        let f = self.source_field();
         Square::from_index(if f < 81 { f as usize } else { 0 })
     }
 
     /// Kind dropped, for a drop; `Pawn` for a board move (check [`Move::is_drop`] first).
     #[inline(always)]
     pub const fn drop_piece(self) -> PieceType {
-        let f = self.from_field();
+        let f = self.source_field();
         let i = if f >= DROP_BASE {
             (f - DROP_BASE) as usize
         } else {
@@ -103,7 +103,7 @@ impl Move {
     pub const fn from_apery16(raw: u16) -> Option<Move> {
         let m = Move(raw);
         let to = raw & 0x7f;
-        let from = m.from_field();
+        let from = m.source_field();
         if raw & 0x8000 != 0 || to >= 81 || from >= DROP_BASE + 7 || raw == 0 {
             return None;
         }
@@ -122,7 +122,7 @@ impl Move {
         if self.is_drop() {
             to | ((self.drop_piece().index() as u16 + 1) << 7) | (1 << 14)
         } else {
-            to | (self.from_field() << 7) | if self.is_promotion() { 1 << 15 } else { 0 }
+            to | (self.source_field() << 7) | if self.is_promotion() { 1 << 15 } else { 0 }
         }
     }
 

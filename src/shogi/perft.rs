@@ -1,9 +1,9 @@
 //! Perft: the number of leaf nodes of the legal-move tree to a given depth.
 //!
-//! With `bulk` the last ply is counted from the length of the legal-move list instead of
-//! playing each move; without it every leaf is made and unmade (exercising do/undo).
+//! With `bulk` the last ply is counted with [`count_legal`] (popcounts, no move list) instead
+//! of playing each move; without it every leaf is made and unmade (exercising do/undo).
 
-use super::movegen::generate_legal;
+use super::movegen::{count_legal, generate_legal};
 use super::moves::MoveList;
 use super::position::Position;
 
@@ -12,11 +12,11 @@ pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 && bulk {
+        return count_legal(pos);
+    }
     let mut list = MoveList::new();
     generate_legal(pos, &mut list);
-    if depth == 1 && bulk {
-        return list.len() as u64;
-    }
     let mut nodes = 0;
     for &m in list.iter() {
         pos.do_move(m);

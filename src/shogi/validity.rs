@@ -55,9 +55,14 @@ pub enum Invalid {
 impl Position {
     /// Checks every rule a position from a file must satisfy (see the module doc).
     pub fn validate(&self) -> Result<(), Invalid> {
+        // Per kind: board pieces (promoted or not) by popcount, no per-square branches.
         let mut counts = [0u32; 8];
-        for p in self.board().iter().flatten() {
-            counts[p.piece_type().unpromote().index()] += 1;
+        for pt in PieceType::HAND {
+            let mut on_board = self.pieces_of_type(pt);
+            if pt.can_promote() {
+                on_board |= self.pieces_of_type(pt.promote());
+            }
+            counts[pt.index()] = on_board.count();
         }
         for c in Color::ALL {
             for pt in PieceType::HAND {

@@ -2,6 +2,11 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod codec;
+mod differential;
+mod filter;
+mod io;
 mod mate;
 mod perft;
+mod pipeline;
 mod support;

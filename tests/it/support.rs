@@ -23,3 +23,44 @@ pub fn jsonl(name: &str) -> Vec<serde_json::Value> {
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_posfilter"))
 }
+
+/// A temporary directory removed on drop.
+#[allow(dead_code)]
+pub struct TempDir(pub PathBuf);
+
+#[allow(dead_code)]
+impl TempDir {
+    /// A fresh directory under the system temp dir, unique per test name and process.
+    pub fn new(name: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("posfilter-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// A path inside the directory.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the binary with `args`; returns (success, stdout, stderr).
+#[allow(dead_code)]
+pub fn run_bin(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

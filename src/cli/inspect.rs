@@ -1,0 +1,238 @@
+//! `posfilter inspect FILE`: format (and why), record count, games, side-to-move split,
+//! piece and hand statistics, malformed records with offsets, move-field legality; `--dump`
+//! prints every record as a line.
+
+use anyhow::{Context, Result};
+use posfilter::codec::{self, Format, GameResult, TeacherFields};
+use posfilter::io::batch::{batches_of, BatchOptions};
+use posfilter::io::input::detect;
+use posfilter::shogi::{Color, PieceType};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Malformed records listed individually (the rest are only counted).
+const MAX_LISTED: usize = 20;
+
+#[derive(Default)]
+struct Stats {
+    records: u64,
+    decoded: u64,
+    games: u64,
+    side: [u64; 2],
+    in_check: u64,
+    pieces_on_board: BTreeMap<u32, u64>,
+    with_hand: u64,
+    hand_pieces: [[u64; 7]; 2],
+    malformed: Vec<serde_json::Value>,
+    malformed_by_reason: BTreeMap<&'static str, u64>,
+    move_none: u64,
+    move_legal: u64,
+    move_illegal: u64,
+    move_other_encoding: u64,
+    tail: Option<serde_json::Value>,
+}
+
+/// Runs `inspect` on `path`.
+pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> Result<ExitCode> {
+    let det = detect(path, format)?;
+    let mut st = Stats::default();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let opts = BatchOptions {
+        records: 1 << 16,
+        align_games: false,
+    };
+    for batch in batches_of(path, det.format, opts) {
+        let batch = batch?;
+        if let Some(t) = batch.tail() {
+            st.tail = Some(json!({"offset": t.offset, "bytes": t.len}));
+        }
+        for rec in batch.iter() {
+            st.records += 1;
+            st.games += rec.new_game as u64;
+            match codec::decode(det.format, rec.bytes) {
+                Err(e) => {
+                    *st.malformed_by_reason.entry(e.code()).or_default() += 1;
+                    if st.malformed.len() < MAX_LISTED {
+                        st.malformed.push(json!({
+                            "index": rec.index, "offset": rec.offset, "reason": e.to_string()
+                        }));
+                    }
+                    if dump {
+                        eprintln!("record {} at offset {}: {e}", rec.index, rec.offset);
+                    }
+                }
+                Ok(d) => {
+                    let pos = &d.position;
+                    st.decoded += 1;
+                    st.side[pos.side_to_move().index()] += 1;
+                    st.in_check += pos.in_check() as u64;
+                    *st.pieces_on_board
+                        .entry(pos.occupied().count())
+                        .or_default() += 1;
+                    if !pos.hand(Color::Black).is_empty() || !pos.hand(Color::White).is_empty() {
+                        st.with_hand += 1;
+                    }
+                    for c in Color::ALL {
+                        for pt in PieceType::HAND {
+                            st.hand_pieces[c.index()][pt.index()] += pos.hand(c).count(pt) as u64;
+                        }
+                    }
+                    if let Some(t) = &d.teacher {
+                        count_move(&mut st, t, det.format);
+                    }
+                    if dump {
+                        write_dump(&mut out, pos.to_sfen(), d.teacher.as_ref())?;
+                    }
+                }
+            }
+        }
+    }
+    out.flush()?;
+    report(path, &det, &st, json_out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn count_move(st: &mut Stats, t: &TeacherFields, format: Format) {
+    if t.raw_move == 0 {
+        st.move_none += 1;
+    } else if t.move_legal {
+        st.move_legal += 1;
+        let native = match format {
+            Format::Psv => codec::MoveEncoding::YaneuraOu,
+            _ => codec::MoveEncoding::Apery,
+        };
+        st.move_other_encoding += (t.move_encoding != Some(native)) as u64;
+    } else {
+        st.move_illegal += 1;
+    }
+}
+
+fn write_dump(out: &mut impl Write, sfen: String, t: Option<&TeacherFields>) -> Result<()> {
+    match t {
+        None => writeln!(out, "{sfen}")?,
+        Some(t) => {
+            let mv = t.mv.map_or("none".to_string(), |m| m.to_usi());
+            let ply = t.game_ply.map_or("-".to_string(), |p| p.to_string());
+            let result = match t.game_result {
+                GameResult::Psv(v) => v.to_string(),
+                GameResult::Hcpe(v) => v.to_string(),
+            };
+            writeln!(out, "{sfen}\t{}\t{mv}\t{ply}\t{result}", t.score)?;
+        }
+    }
+    Ok(())
+}
+
+fn report(
+    path: &Path,
+    det: &posfilter::io::input::Detection,
+    st: &Stats,
+    json_out: bool,
+) -> Result<()> {
+    let kinds = ["P", "L", "N", "S", "B", "R", "G"];
+    let hand = |c: usize| -> serde_json::Map<String, serde_json::Value> {
+        kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.to_string(), json!(st.hand_pieces[c][i])))
+            .collect()
+    };
+    let (mut sum, mut min, mut max) = (0u64, u32::MAX, 0u32);
+    for (&n, &count) in &st.pieces_on_board {
+        sum += n as u64 * count;
+        min = min.min(n);
+        max = max.max(n);
+    }
+    let mean = if st.decoded > 0 {
+        sum as f64 / st.decoded as f64
+    } else {
+        0.0
+    };
+    let teacher = det.format.has_teacher_fields();
+    let v = json!({
+        "file": path.display().to_string(),
+        "format": det.format.name(),
+        "compressed": det.compressed,
+        "file_bytes": det.file_bytes,
+        "detection": det.reasons,
+        "records": st.records,
+        "decoded": st.decoded,
+        "malformed": st.records - st.decoded,
+        "malformed_by_reason": st.malformed_by_reason,
+        "malformed_first": st.malformed,
+        "tail": st.tail,
+        "games": (det.format == Format::Psv).then_some(st.games),
+        "side_to_move": {"black": st.side[0], "white": st.side[1]},
+        "in_check": st.in_check,
+        "pieces_on_board": {"min": (st.decoded > 0).then_some(min), "max": (st.decoded > 0).then_some(max), "mean": mean,
+            "histogram": st.pieces_on_board.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>()},
+        "hands": {"records_with_pieces_in_hand": st.with_hand, "black": hand(0), "white": hand(1)},
+        "moves": teacher.then(|| json!({
+            "legal": st.move_legal, "illegal": st.move_illegal, "none": st.move_none,
+            "legal_in_other_encoding": st.move_other_encoding})),
+    });
+    if json_out {
+        println!("{}", serde_json::to_string(&v).context("JSON output")?);
+        return Ok(());
+    }
+    let mut e = std::io::stderr().lock();
+    writeln!(e, "file      {}", path.display())?;
+    writeln!(
+        e,
+        "format    {}{}",
+        det.format,
+        if det.compressed { " (zstd)" } else { "" }
+    )?;
+    for r in &det.reasons {
+        writeln!(e, "          - {r}")?;
+    }
+    writeln!(
+        e,
+        "records   {} ({} decoded, {} malformed)",
+        st.records,
+        st.decoded,
+        st.records - st.decoded
+    )?;
+    if det.format == Format::Psv {
+        writeln!(e, "games     {}", st.games)?;
+    }
+    writeln!(
+        e,
+        "to move   black {} / white {}; in check {}",
+        st.side[0], st.side[1], st.in_check
+    )?;
+    if st.decoded > 0 {
+        writeln!(e, "pieces on board  min {min} / mean {mean:.1} / max {max}")?;
+    }
+    for (c, name) in [(0, "black"), (1, "white")] {
+        let parts: Vec<String> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!("{k} {}", st.hand_pieces[c][i]))
+            .collect();
+        writeln!(e, "hand {name:5}  {}", parts.join(", "))?;
+    }
+    writeln!(e, "records with pieces in hand  {}", st.with_hand)?;
+    if teacher {
+        writeln!(
+            e,
+            "move field  legal {} ({} in the other 16-bit encoding), not legal {}, none {}",
+            st.move_legal, st.move_other_encoding, st.move_illegal, st.move_none
+        )?;
+    }
+    for m in &st.malformed {
+        writeln!(
+            e,
+            "malformed record {} at offset {}: {}",
+            m["index"], m["offset"], m["reason"]
+        )?;
+    }
+    if st.malformed.len() as u64 != st.records - st.decoded {
+        writeln!(e, "(first {} malformed records listed)", st.malformed.len())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! `posfilter run pipeline.toml`: load and resolve the config, run the pipeline, print the
+//! summary. Exit status 0 on success; a failed reconciliation or an I/O error is an error.
+
+use anyhow::{Context, Result};
+use posfilter::pipeline::{
+    self,
+    config::{Config, Overrides, RawConfig},
+};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Runs the pipeline described by `config_path`.
+pub fn run(
+    config_path: &Path,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let raw = RawConfig::load(config_path)?;
+    let config = Config::resolve(
+        raw,
+        config_path,
+        &Overrides {
+            threads,
+            out_dir: out,
+            quiet,
+        },
+    )?;
+    let report = pipeline::run(&config)
+        .with_context(|| format!("run of {} failed", config_path.display()))?;
+    if !quiet {
+        eprintln!(
+            "posfilter: {} -> {}",
+            config_path.display(),
+            config.out_dir.display()
+        );
+        eprint!("{}", report.summary_table());
+        eprintln!(
+            "  reconciled: input {} = kept {} + dropped {} + rejected {}",
+            report.records.input,
+            report.records.kept,
+            report.records.dropped.total(),
+            report.records.rejected
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,189 @@
+//! Per-position decisions: what happens to one record, and why.
+//!
+//! # Stage order (DESIGN.md)
+//! `validity → repetition → declaration → terminal / mate → dedup`. The first stage that
+//! decides ends the record's way through the filter ([`Stage::ORDER`]):
+//! 1. **validity**: a record that does not decode or decodes to an impossible position is
+//!    [`Decision::Reject`]ed with a reason;
+//! 2. **repetition** ([`repetition`]): exact / inferior repetition against the whole history
+//!    of its game → `repetition`;
+//! 3. **declaration** ([`declaration`]): the side to move can declare an entering-king win →
+//!    `declaration`;
+//! 4. **terminal / mate** (built by the pipeline / solver): `checkmated`, `no_legal_moves`,
+//!    `mate`, `mated`;
+//! 5. **dedup** ([`dedup`]), in the ordered commit so that it never depends on scheduling →
+//!    `duplicate`.
+//!
+//! Every record ends in exactly one of keep / drop / reject.
+
+pub mod declaration;
+pub mod dedup;
+mod keyhash;
+pub mod repetition;
+
+pub use declaration::{
+    open_path_info, DeclarationConfig, DeclarationStage, DeclarationVerdict, EnteringKingConfig,
+    OpenPathInfo, OpenPathMode, OpenPathStats, RuleSetting,
+};
+pub use dedup::{dedup_key, Dedup, DedupConfig};
+pub use keyhash::{BuildKeyHasher, KeyHasher};
+pub use repetition::{
+    GameHistory, HistoryEntry, Perpetual, RepetitionConfig, RepetitionKind, RepetitionScan,
+    RepetitionSelect,
+};
+
+use crate::shogi::Invalid;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why a position is dropped. The serde names are the keys of `report.json`'s
+/// `records.dropped` and the `decision` of audit lines (DESIGN.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// In check with no legal move.
+    Checkmated,
+    /// No legal move without being in check (also a loss in shogi).
+    NoLegalMoves,
+    /// The side to move has a forced mate.
+    Mate,
+    /// The side to move is in check and every evasion loses to a forced mate.
+    Mated,
+    /// Repeats an earlier position of its game (exact or inferior).
+    Repetition,
+    /// The side to move can declare an entering-king win.
+    Declaration,
+    /// The same position was already kept in this run (or is in a reference pool).
+    Duplicate,
+}
+
+impl DropReason {
+    /// Every reason, in report order.
+    pub const ALL: [DropReason; 7] = [
+        DropReason::Checkmated,
+        DropReason::NoLegalMoves,
+        DropReason::Mate,
+        DropReason::Mated,
+        DropReason::Repetition,
+        DropReason::Declaration,
+        DropReason::Duplicate,
+    ];
+
+    /// The snake_case name (same as serde).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DropReason::Checkmated => "checkmated",
+            DropReason::NoLegalMoves => "no_legal_moves",
+            DropReason::Mate => "mate",
+            DropReason::Mated => "mated",
+            DropReason::Repetition => "repetition",
+            DropReason::Declaration => "declaration",
+            DropReason::Duplicate => "duplicate",
+        }
+    }
+
+    /// The stage that produces this reason.
+    pub const fn stage(self) -> Stage {
+        match self {
+            DropReason::Checkmated
+            | DropReason::NoLegalMoves
+            | DropReason::Mate
+            | DropReason::Mated => Stage::Terminal,
+            DropReason::Repetition => Stage::Repetition,
+            DropReason::Declaration => Stage::Declaration,
+            DropReason::Duplicate => Stage::Dedup,
+        }
+    }
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a record is rejected (malformed or impossible).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum RejectReason {
+    /// The record decoded to an impossible position.
+    #[error("invalid position: {0}")]
+    Invalid(#[from] Invalid),
+    /// The record does not decode.
+    #[error("does not decode: {0}")]
+    Malformed(String),
+}
+
+/// The fate of one record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Written to the kept shards.
+    Keep,
+    /// Dropped with a reason (and written to the audit).
+    Drop(DropReason),
+    /// Rejected (written to rejected.jsonl).
+    Reject(RejectReason),
+}
+
+impl Decision {
+    /// The name written as `decision` in audit lines: `keep`, a [`DropReason`] name, or
+    /// `rejected`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decision::Keep => "keep",
+            Decision::Drop(r) => r.name(),
+            Decision::Reject(_) => "rejected",
+        }
+    }
+
+    /// Whether the record is kept.
+    pub fn is_keep(&self) -> bool {
+        matches!(self, Decision::Keep)
+    }
+}
+
+/// A filter stage, in the documented order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Decoding and the validity check.
+    Validity,
+    /// Exact / inferior repetition against the game history.
+    Repetition,
+    /// Entering-king declaration (and the open-path scan).
+    Declaration,
+    /// Checkmated, no legal moves, mate, mated (the solver).
+    Terminal,
+    /// Duplicates, in the ordered commit.
+    Dedup,
+}
+
+impl Stage {
+    /// The order in which stages run.
+    pub const ORDER: [Stage; 5] = [
+        Stage::Validity,
+        Stage::Repetition,
+        Stage::Declaration,
+        Stage::Terminal,
+        Stage::Dedup,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_serde() {
+        for r in DropReason::ALL {
+            let json = serde_json::to_string(&r).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", r.name()));
+            let back: DropReason = serde_json::from_str(&json).unwrap_or(DropReason::Mate);
+            assert_eq!(back, r);
+        }
+        // Stages of the reasons follow the documented order.
+        let mut stages: Vec<Stage> = DropReason::ALL.iter().map(|r| r.stage()).collect();
+        stages.sort();
+        assert_eq!(stages.first(), Some(&Stage::Repetition));
+        assert_eq!(stages.last(), Some(&Stage::Dedup));
+    }
+}

@@ -1,0 +1,397 @@
+//! Repetition (千日手) against the full history of a game: exact and inferior repetitions
+//! (seeds 000, 001) and perpetual check.
+//!
+//! A [`GameHistory`] holds every position of one game so far, oldest first, as
+//! [`HistoryEntry`]s (board key = board + side to move, both hands, in-check flag). Pushing a
+//! position compares it with **every** earlier position of the game with the same board key
+//! (not a 16-ply window) and returns a [`RepetitionScan`]:
+//! - `exact`: same hands;
+//! - `inferior`: the side to move now holds strictly less (every count ≤, one <): it lost
+//!   material by going round a cycle (seed 000);
+//! - `superior`, `incomparable`: the other two hand relations ("not superior" is not
+//!   "inferior");
+//! - the ply distances to the nearest exact / inferior / same-board position;
+//! - whether the cycle back to the nearest exact repetition was a perpetual check.
+//!
+//! Within one game the pieces are conserved, so equal board + equal side-to-move hand means
+//! equal hands for both sides; the side to move's hand alone decides the relation.
+//!
+//! # Cost
+//! `push` is O(1) amortised plus the number of earlier same-board positions, which it walks
+//! nearest first through a per-entry link (`prev_same`) and a hash map from board key to the
+//! newest entry. Perpetual check is O(1): `check_run[k]` is the number of consecutive
+//! positions `k, k-2, k-4, …` whose side to move is in check.
+//!
+//! # Invariants
+//! - Board keys carry the side to move in bit 0 ([`zobrist::SIDE`]), so equal board keys
+//!   imply the same side to move and an even ply distance.
+//! - A 64-bit board-key collision inside one game (probability about `n² / 2^65` for `n`
+//!   positions) could report a false repetition; it is not guarded against.
+
+use super::keyhash::BuildKeyHasher;
+use crate::codec::{History, PlyState};
+use crate::shogi::zobrist;
+use crate::shogi::{Color, Hand, HandRelation, Position};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// One position of a game as the repetition filter sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// Board and side to move ([`Position::board_key`]).
+    pub board_key: u64,
+    /// Both hands, Black first.
+    pub hands: [Hand; 2],
+    /// The side to move is in check.
+    pub in_check: bool,
+}
+
+impl HistoryEntry {
+    /// The entry for `pos`.
+    #[inline]
+    pub fn of(pos: &Position) -> HistoryEntry {
+        HistoryEntry {
+            board_key: pos.board_key(),
+            hands: pos.hands(),
+            in_check: pos.in_check(),
+        }
+    }
+
+    /// The side to move (bit 0 of the board key).
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        if self.board_key & zobrist::SIDE != 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+}
+
+impl From<&PlyState> for HistoryEntry {
+    fn from(s: &PlyState) -> HistoryEntry {
+        HistoryEntry {
+            board_key: s.board_key,
+            hands: s.hands,
+            in_check: s.in_check,
+        }
+    }
+}
+
+/// Who gave check with every move of a repetition cycle (連続王手の千日手).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Perpetual {
+    /// Neither side checked throughout, or there is no exact repetition.
+    #[default]
+    None,
+    /// The history has gaps inside the cycle (psv data that skips plies), so who checked
+    /// cannot be told.
+    Unknown,
+    /// The side to move gave check with each of its moves in the cycle (it loses; cshogi
+    /// `REPETITION_LOSE`). Takes precedence if both sides did.
+    BySideToMove,
+    /// The opponent gave check with each of its moves (the side to move wins; cshogi
+    /// `REPETITION_WIN`).
+    ByOpponent,
+}
+
+/// What a position's history says about it. Counters cover every earlier position of the
+/// game with the same board and side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RepetitionScan {
+    /// Earlier positions with the same hands.
+    pub exact: u32,
+    /// Earlier positions where the side to move held more (it is now inferior).
+    pub inferior: u32,
+    /// Earlier positions where the side to move held less.
+    pub superior: u32,
+    /// Earlier positions whose hands are incomparable.
+    pub incomparable: u32,
+    /// Plies back to the nearest exact repetition.
+    pub nearest_exact_back: Option<u32>,
+    /// Plies back to the nearest inferior match.
+    pub nearest_inferior_back: Option<u32>,
+    /// Plies back to the nearest same-board position, whatever its hands.
+    pub nearest_same_board_back: Option<u32>,
+    /// Hand relation (side to move, now vs then) to that nearest same-board position.
+    #[serde(skip)]
+    pub nearest_relation: Option<HandRelation>,
+    /// Perpetual check in the cycle back to the nearest exact repetition.
+    pub perpetual: Perpetual,
+}
+
+impl RepetitionScan {
+    /// How many times this exact position has occurred in the game, this one included.
+    #[inline]
+    pub fn occurrences(&self) -> u32 {
+        self.exact + 1
+    }
+
+    /// The repetition kind to drop for, given which kinds are selected: `exact` first,
+    /// then `inferior`.
+    #[inline]
+    pub fn verdict(&self, select: RepetitionSelect) -> Option<RepetitionKind> {
+        if select.exact && self.exact > 0 {
+            Some(RepetitionKind::Exact)
+        } else if select.inferior && self.inferior > 0 {
+            Some(RepetitionKind::Inferior)
+        } else {
+            None
+        }
+    }
+}
+
+/// A kind of repetition the filter can drop for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepetitionKind {
+    /// Same board, side and hands as an earlier position.
+    Exact,
+    /// Same board and side, the side to move holding strictly less (seed 000).
+    Inferior,
+}
+
+/// Which repetition kinds are selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RepetitionSelect {
+    /// Drop exact repetitions.
+    pub exact: bool,
+    /// Drop inferior repetitions.
+    pub inferior: bool,
+}
+
+impl RepetitionSelect {
+    /// Both kinds.
+    pub const ALL: RepetitionSelect = RepetitionSelect {
+        exact: true,
+        inferior: true,
+    };
+
+    /// From a list of kinds (as in `drop = ["exact", "inferior"]`).
+    pub fn from_kinds(kinds: &[RepetitionKind]) -> RepetitionSelect {
+        RepetitionSelect {
+            exact: kinds.contains(&RepetitionKind::Exact),
+            inferior: kinds.contains(&RepetitionKind::Inferior),
+        }
+    }
+}
+
+/// `[filter.repetition]`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepetitionConfig {
+    /// Whether the stage runs.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Which kinds drop a position.
+    #[serde(default = "both_kinds")]
+    pub drop: Vec<RepetitionKind>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn both_kinds() -> Vec<RepetitionKind> {
+    vec![RepetitionKind::Exact, RepetitionKind::Inferior]
+}
+
+impl Default for RepetitionConfig {
+    fn default() -> Self {
+        RepetitionConfig {
+            enabled: true,
+            drop: both_kinds(),
+        }
+    }
+}
+
+impl RepetitionConfig {
+    /// The selection this config drops for (nothing when disabled).
+    pub fn select(&self) -> RepetitionSelect {
+        if self.enabled {
+            RepetitionSelect::from_kinds(&self.drop)
+        } else {
+            RepetitionSelect::default()
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    entry: HistoryEntry,
+    /// Index of the previous entry with the same board key, or `NONE`.
+    prev_same: u32,
+    /// Consecutive positions `k, k-2, …` (this one included) whose side to move is in check.
+    check_run: u32,
+    /// The position's ply number in its game.
+    ply: u32,
+}
+
+/// The positions of one game so far, with a board-key index. Reuse one per worker and
+/// [`GameHistory::clear`] it between games: the allocations are kept.
+///
+/// Feeding it: USI lines through [`GameHistory::load_usi`] (or [`GameHistory::push_position`]
+/// per replayed move); psv records in game order through [`GameHistory::push_at`] with their
+/// `gamePly`, which also detects the start of the next game.
+#[derive(Clone, Debug, Default)]
+pub struct GameHistory {
+    slots: Vec<Slot>,
+    newest: HashMap<u64, u32, BuildKeyHasher>,
+}
+
+impl GameHistory {
+    /// An empty history.
+    pub fn new() -> GameHistory {
+        GameHistory::default()
+    }
+
+    /// Forgets every position (a new game starts), keeping the allocations.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.newest.clear();
+    }
+
+    /// Number of positions held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether no position is held.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The `i`-th position of the game (0 = oldest).
+    #[inline]
+    pub fn entry(&self, i: usize) -> Option<&HistoryEntry> {
+        self.slots.get(i).map(|s| &s.entry)
+    }
+
+    /// Appends `pos` and scans it against every earlier position of the game.
+    #[inline]
+    pub fn push_position(&mut self, pos: &Position) -> RepetitionScan {
+        self.push(HistoryEntry::of(pos))
+    }
+
+    /// Appends `entry` as the next ply and scans it against every earlier position of the
+    /// game.
+    pub fn push(&mut self, entry: HistoryEntry) -> RepetitionScan {
+        let ply = self.slots.last().map_or(0, |s| s.ply.saturating_add(1));
+        self.push_at(entry, ply)
+    }
+
+    /// Appends `entry` at ply `ply` of its game (psv `gamePly`, which may skip plies) and
+    /// scans it. A ply not greater than the previous one starts a new game: the history is
+    /// cleared first (psv: a game is a run of records with increasing `gamePly`). Distances
+    /// are in plies; perpetual check across a gap is [`Perpetual::Unknown`].
+    pub fn push_at(&mut self, entry: HistoryEntry, ply: u32) -> RepetitionScan {
+        if self.slots.last().is_some_and(|s| s.ply >= ply) {
+            self.clear();
+        }
+        let idx = self.slots.len() as u32;
+        let prev_same = self.newest.insert(entry.board_key, idx).unwrap_or(NONE);
+        let check_run = if entry.in_check {
+            1 + idx
+                .checked_sub(2)
+                .map_or(0, |k| self.slots[k as usize].check_run)
+        } else {
+            0
+        };
+        self.slots.push(Slot {
+            entry,
+            prev_same,
+            check_run,
+            ply,
+        });
+        self.scan_index(idx as usize)
+    }
+
+    /// Starts over with the history of a USI line (its start position and every position
+    /// before each move, from [`crate::codec::text::parse_usi_line`]) and pushes the line's
+    /// final position `last`, returning its scan.
+    pub fn load_usi(&mut self, history: &History, last: &Position) -> RepetitionScan {
+        self.clear();
+        for s in &history.plies {
+            self.push(s.into());
+        }
+        self.push_position(last)
+    }
+
+    /// The scan of the newest position (as `push` returned it), or `None` when empty.
+    pub fn scan_last(&self) -> Option<RepetitionScan> {
+        self.slots.len().checked_sub(1).map(|i| self.scan_index(i))
+    }
+
+    /// Earlier entries with board key `board_key`, newest first, with their indices.
+    pub fn lookup(&self, board_key: u64) -> impl Iterator<Item = (usize, &HistoryEntry)> + '_ {
+        let mut next = self.newest.get(&board_key).copied().unwrap_or(NONE);
+        std::iter::from_fn(move || {
+            if next == NONE {
+                return None;
+            }
+            let i = next as usize;
+            let slot = &self.slots[i];
+            next = slot.prev_same;
+            Some((i, &slot.entry))
+        })
+    }
+
+    fn scan_index(&self, idx: usize) -> RepetitionScan {
+        let mut scan = RepetitionScan::default();
+        let cur = &self.slots[idx];
+        let side = cur.entry.side_to_move().index();
+        let mine = cur.entry.hands[side];
+        let mut j = cur.prev_same;
+        while j != NONE {
+            let slot = &self.slots[j as usize];
+            let back = cur.ply - slot.ply;
+            let rel = mine.relation(slot.entry.hands[side]);
+            if scan.nearest_same_board_back.is_none() {
+                scan.nearest_same_board_back = Some(back);
+                scan.nearest_relation = Some(rel);
+            }
+            match rel {
+                HandRelation::Equal => {
+                    scan.exact += 1;
+                    if scan.nearest_exact_back.is_none() {
+                        scan.nearest_exact_back = Some(back);
+                        scan.perpetual = self.perpetual(idx, j as usize, back);
+                    }
+                }
+                HandRelation::Inferior => {
+                    scan.inferior += 1;
+                    scan.nearest_inferior_back.get_or_insert(back);
+                }
+                HandRelation::Superior => scan.superior += 1,
+                HandRelation::Incomparable => scan.incomparable += 1,
+            }
+            j = slot.prev_same;
+        }
+        scan
+    }
+
+    /// Who checked throughout the cycle of `back` plies from slot `j` to slot `idx`. The side
+    /// to move's moves in the cycle left positions `idx-1, idx-3, …, idx-back+1` with the
+    /// opponent in check; the opponent's moves left `idx, idx-2, …, idx-back+2` with the
+    /// side to move in check. Each side made `back / 2` moves.
+    fn perpetual(&self, idx: usize, j: usize, back: u32) -> Perpetual {
+        if (idx - j) as u32 != back {
+            return Perpetual::Unknown;
+        }
+        let moves = back / 2;
+        let by_us = idx >= 1 && self.slots[idx - 1].check_run >= moves;
+        let by_them = self.slots[idx].check_run >= moves;
+        if by_us {
+            Perpetual::BySideToMove
+        } else if by_them {
+            Perpetual::ByOpponent
+        } else {
+            Perpetual::None
+        }
+    }
+}

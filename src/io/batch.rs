@@ -1,0 +1,365 @@
+//! Batches of records with stable global indices.
+//!
+//! # Contract
+//! - Records are numbered from 0 across all input files in order (the `index` of audit and
+//!   rejected lines); each record also has its byte offset within its file (in the
+//!   decompressed stream for `.zst` files).
+//! - A batch owns its bytes (`Send`), holds records of one file only, and batches come in
+//!   input order with consecutive indices.
+//! - Binary files: a final piece shorter than a record (a truncated tail) is yielded as one
+//!   more record of that length, so decoding rejects it with its offset and nothing is lost;
+//!   [`Batch::tail`] also reports it.
+//! - Text files: one record per non-blank line (the newline and a trailing `\r` are not part
+//!   of the record); blank lines are skipped and get no index.
+//! - psv game boundaries: a record starts a new game when its gamePly is not greater than the
+//!   previous record's of the same file (and at the start of each file). With
+//!   [`BatchOptions::align_games`] a psv batch is cut only at a game start, so a whole game is
+//!   in one batch (a game has at most 65,536 records, as gamePly is a strictly increasing u16).
+//!   Other formats carry no game order: every record starts its own game. A truncated tail
+//!   starts no game.
+
+use super::input::{open_stream, read_full, InputError};
+use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
+use crate::codec::Format;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How to cut batches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchOptions {
+    /// Target records per batch (at least 1).
+    pub records: usize,
+    /// Cut psv batches only at game starts.
+    pub align_games: bool,
+}
+
+impl Default for BatchOptions {
+    fn default() -> Self {
+        BatchOptions {
+            records: 1 << 16,
+            align_games: false,
+        }
+    }
+}
+
+/// One input file and its format.
+#[derive(Clone, Debug)]
+pub struct InputSpec {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format (from [`detect`](super::input::detect) or the configuration).
+    pub format: Format,
+}
+
+/// A truncated final piece of a binary file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tail {
+    /// The file.
+    pub path: Arc<PathBuf>,
+    /// Byte offset of the piece.
+    pub offset: u64,
+    /// Its length (less than a record).
+    pub len: usize,
+}
+
+/// One record of a batch.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordRef<'a> {
+    /// Global index across all input files.
+    pub index: u64,
+    /// Byte offset in its file.
+    pub offset: u64,
+    /// The record's bytes (a text line without its newline).
+    pub bytes: &'a [u8],
+    /// Whether this record starts a game (see the module doc).
+    pub new_game: bool,
+}
+
+/// A run of consecutive records of one file, owning its bytes.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// Batch number, from 0, in input order.
+    pub seq: u64,
+    /// Index of the file in the input list.
+    pub file: usize,
+    /// The file.
+    pub path: Arc<PathBuf>,
+    /// The file's format.
+    pub format: Format,
+    /// Global index of the first record.
+    pub first_index: u64,
+    /// Byte offset of `bytes[0]` in the file.
+    pub offset: u64,
+    /// The raw bytes (binary: whole records, maybe a tail; text: the lines with newlines).
+    pub bytes: Vec<u8>,
+    /// Text formats: (start, len) of each record in `bytes`.
+    spans: Vec<(u32, u32)>,
+    /// Whether the first record starts a game.
+    first_new_game: bool,
+}
+
+impl Batch {
+    /// Number of records (a truncated tail counts as one).
+    pub fn len(&self) -> usize {
+        match self.format.record_size() {
+            Some(size) => self.bytes.len().div_ceil(size),
+            None => self.spans.len(),
+        }
+    }
+
+    /// Whether the batch has no record.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th record; `None` past the end.
+    pub fn get(&self, i: usize) -> Option<RecordRef<'_>> {
+        let (start, len) = match self.format.record_size() {
+            Some(size) => {
+                let start = i.checked_mul(size)?;
+                if start >= self.bytes.len() {
+                    return None;
+                }
+                (start, size.min(self.bytes.len() - start))
+            }
+            None => {
+                let &(s, l) = self.spans.get(i)?;
+                (s as usize, l as usize)
+            }
+        };
+        let bytes = &self.bytes[start..start + len];
+        let new_game = if self.format != Format::Psv {
+            true
+        } else if bytes.len() != PSV_SIZE {
+            false // a truncated tail starts nothing
+        } else if i == 0 {
+            self.first_new_game
+        } else {
+            match (psv_game_ply(self.get_raw(i - 1)), psv_game_ply(bytes)) {
+                (Some(prev), Some(cur)) => cur <= prev,
+                _ => true,
+            }
+        };
+        Some(RecordRef {
+            index: self.first_index + i as u64,
+            offset: self.offset + start as u64,
+            bytes,
+            new_game,
+        })
+    }
+
+    fn get_raw(&self, i: usize) -> &[u8] {
+        let size = self.format.record_size().unwrap_or(1);
+        let start = i * size;
+        &self.bytes[start..(start + size).min(self.bytes.len())]
+    }
+
+    /// The records in order.
+    pub fn iter(&self) -> impl Iterator<Item = RecordRef<'_>> + '_ {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// The truncated tail of the file, if this batch ends with one.
+    pub fn tail(&self) -> Option<Tail> {
+        let size = self.format.record_size()?;
+        let rem = self.bytes.len() % size;
+        (rem != 0).then(|| Tail {
+            path: self.path.clone(),
+            offset: self.offset + (self.bytes.len() - rem) as u64,
+            len: rem,
+        })
+    }
+}
+
+/// (start, len) of each text record in a batch's bytes.
+type Spans = Vec<(u32, u32)>;
+
+/// Iterates over the batches of a list of files (see the module contract).
+pub struct Batches {
+    files: Vec<InputSpec>,
+    opts: BatchOptions,
+    file: usize,
+    stream: Option<Box<dyn BufRead + Send>>,
+    path: Arc<PathBuf>,
+    offset: u64,
+    next_index: u64,
+    seq: u64,
+    /// psv: gamePly of the last record handed out from this file.
+    last_ply: Option<u16>,
+    /// psv alignment: a record read ahead that starts the next batch.
+    carry: Vec<u8>,
+    failed: bool,
+}
+
+impl Batches {
+    /// Batches over `files`, in order.
+    pub fn new(files: Vec<InputSpec>, opts: BatchOptions) -> Batches {
+        Batches {
+            files,
+            opts: BatchOptions {
+                records: opts.records.max(1),
+                ..opts
+            },
+            file: 0,
+            stream: None,
+            path: Arc::new(PathBuf::new()),
+            offset: 0,
+            next_index: 0,
+            seq: 0,
+            last_ply: None,
+            carry: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// Global index the next record will get (after the iterator ends: the record count).
+    pub fn next_index(&self) -> u64 {
+        self.next_index
+    }
+
+    fn read_binary(&mut self, size: usize, psv: bool) -> Result<Vec<u8>, InputError> {
+        let mut bytes = std::mem::take(&mut self.carry);
+        let want = self.opts.records * size;
+        let have = bytes.len();
+        bytes.resize(want.max(have), 0);
+        let path = self.path.clone();
+        let err = |source| InputError::Io {
+            path: path.to_path_buf(),
+            err: source,
+        };
+        let Some(stream) = self.stream.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let n = read_full(stream, &mut bytes[have..]).map_err(err)?;
+        bytes.truncate(have + n);
+        if psv && self.opts.align_games && bytes.len() == want && bytes.len() % size == 0 {
+            let mut next = [0u8; 40];
+            loop {
+                let n = read_full(stream, &mut next).map_err(err)?;
+                let last = psv_game_ply(&bytes[bytes.len() - size..]);
+                if n == size && psv_game_ply(&next).zip(last).is_some_and(|(c, p)| c <= p) {
+                    self.carry.extend_from_slice(&next);
+                    break;
+                }
+                bytes.extend_from_slice(&next[..n]);
+                if n < size {
+                    break;
+                }
+            }
+        }
+        Ok(bytes)
+    }
+
+    fn read_text(&mut self) -> Result<(Vec<u8>, Spans), InputError> {
+        let mut bytes = Vec::new();
+        let mut spans = Vec::new();
+        let path = self.path.clone();
+        let Some(stream) = self.stream.as_mut() else {
+            return Ok((bytes, spans));
+        };
+        while spans.len() < self.opts.records && bytes.len() < u32::MAX as usize / 2 {
+            let start = bytes.len();
+            let n = stream
+                .read_until(b'\n', &mut bytes)
+                .map_err(|source| InputError::Io {
+                    path: path.to_path_buf(),
+                    err: source,
+                })?;
+            if n == 0 {
+                break;
+            }
+            let mut line = &bytes[start..];
+            while let [rest @ .., b'\n' | b'\r'] = line {
+                line = rest;
+            }
+            if !line.trim_ascii().is_empty() {
+                spans.push((start as u32, line.len() as u32));
+            }
+        }
+        Ok((bytes, spans))
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<Batch, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.failed && self.file < self.files.len() {
+            let spec = self.files[self.file].clone();
+            if self.stream.is_none() {
+                match open_stream(&spec.path) {
+                    Ok(s) => self.stream = Some(s),
+                    Err(e) => {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                }
+                self.path = Arc::new(spec.path.clone());
+                self.offset = 0;
+                self.last_ply = None;
+                self.carry.clear();
+            }
+            let read = match spec.format.record_size() {
+                Some(size) => self
+                    .read_binary(size, spec.format == Format::Psv)
+                    .map(|b| (b, Vec::new())),
+                None => self.read_text(),
+            };
+            let (bytes, spans) = match read {
+                Ok(x) => x,
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            };
+            if bytes.is_empty() {
+                self.stream = None;
+                self.file += 1;
+                continue;
+            }
+            let first_ply = bytes.get(..40).and_then(psv_game_ply);
+            let first_new_game = match (self.last_ply, first_ply) {
+                (Some(prev), Some(cur)) => cur <= prev,
+                _ => true,
+            };
+            let batch = Batch {
+                seq: self.seq,
+                file: self.file,
+                path: self.path.clone(),
+                format: spec.format,
+                first_index: self.next_index,
+                offset: self.offset,
+                bytes,
+                spans,
+                first_new_game,
+            };
+            let n = batch.len();
+            if n == 0 {
+                // Only blank lines: consume them without a batch.
+                self.offset += batch.bytes.len() as u64;
+                continue;
+            }
+            if spec.format == Format::Psv {
+                let last = batch.get_raw(n - 1);
+                self.last_ply = psv_game_ply(last);
+            }
+            self.seq += 1;
+            self.offset += batch.bytes.len() as u64;
+            self.next_index += n as u64;
+            return Some(Ok(batch));
+        }
+        None
+    }
+}
+
+/// Convenience: the batches of one file of a known format.
+pub fn batches_of(path: &Path, format: Format, opts: BatchOptions) -> Batches {
+    Batches::new(
+        vec![InputSpec {
+            path: path.to_path_buf(),
+            format,
+        }],
+        opts,
+    )
+}

@@ -1,0 +1,310 @@
+//! Streaming record writers: optional zstd, rotation into shards by record count, each file
+//! written under a temporary name and renamed when complete.
+//!
+//! # Contract
+//! - Shards are `<dir>/part-00000.<ext>[.zst]`, `part-00001…`, in write order, each holding at
+//!   most `shard_records` records (0 = no limit). A shard is written as
+//!   `.part-00000.<ext>[.zst].tmp` in the same directory, flushed, synced and renamed on
+//!   completion, so a file with a final name is always complete. A writer dropped without
+//!   [`ShardWriter::finish`] leaves only a temporary file.
+//! - Records are written as given: binary records must have their format's size; a text
+//!   record is a line without its newline, and the writer appends `\n`.
+//! - Each finished shard is reported as a [`ShardInfo`] with its record count, its size on
+//!   disk and the CRC-32 (IEEE, as zlib's `crc32`) of its bytes on disk, for manifest.json.
+
+use crate::codec::{self, CodecError, Format, TeacherFields};
+use crate::shogi::Position;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Errors writing output.
+#[derive(Debug, Error)]
+pub enum OutputError {
+    /// An I/O error on a file.
+    #[error("{}: {err}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        err: io::Error,
+    },
+    /// A record of the wrong size for the format.
+    #[error("a {format} record must be {need} bytes, got {got}")]
+    RecordSize {
+        /// The format.
+        format: Format,
+        /// Bytes needed.
+        need: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// A position could not be encoded.
+    #[error("{0}")]
+    Encode(#[from] CodecError),
+}
+
+/// Output settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputOptions {
+    /// zstd level (1..=22), or `None` for plain files.
+    pub zstd_level: Option<i32>,
+    /// Records per shard; 0 = a single shard.
+    pub shard_records: u64,
+}
+
+impl Default for OutputOptions {
+    fn default() -> Self {
+        OutputOptions {
+            zstd_level: Some(3),
+            shard_records: 1_000_000,
+        }
+    }
+}
+
+/// A finished output file, for manifest.json.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShardInfo {
+    /// Final path.
+    pub path: PathBuf,
+    /// Records written.
+    pub records: u64,
+    /// Bytes on disk.
+    pub bytes: u64,
+    /// CRC-32 of the bytes on disk, as 8 lower-case hex digits.
+    pub crc32: String,
+}
+
+/// Counts and checksums the bytes going to disk.
+struct Counted {
+    inner: BufWriter<File>,
+    crc: crc32fast::Hasher,
+    bytes: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+enum Sink {
+    Plain(Counted),
+    Zstd(zstd::stream::write::Encoder<'static, Counted>),
+}
+
+impl Sink {
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(buf),
+            Sink::Zstd(w) => w.write_all(buf),
+        }
+    }
+    fn finish(self) -> io::Result<Counted> {
+        let mut c = match self {
+            Sink::Plain(c) => c,
+            Sink::Zstd(e) => e.finish()?,
+        };
+        c.flush()?;
+        Ok(c)
+    }
+}
+
+struct Open {
+    tmp: PathBuf,
+    path: PathBuf,
+    sink: Sink,
+    records: u64,
+}
+
+/// Writes records into shards (or one named file); see the module contract.
+pub struct ShardWriter {
+    dir: PathBuf,
+    format: Format,
+    opts: OutputOptions,
+    /// A fixed file name instead of numbered shards.
+    single: Option<String>,
+    open: Option<Open>,
+    next_shard: u32,
+    done: Vec<ShardInfo>,
+    scratch: Vec<u8>,
+}
+
+impl ShardWriter {
+    /// Numbered shards `part-NNNNN.<ext>[.zst]` in `dir` (created if missing).
+    pub fn new(dir: &Path, format: Format, opts: OutputOptions) -> ShardWriter {
+        ShardWriter {
+            dir: dir.to_path_buf(),
+            format,
+            opts,
+            single: None,
+            open: None,
+            next_shard: 0,
+            done: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// One file at `path` (`.zst` is appended when compressing), written even if empty.
+    pub fn single(path: &Path, format: Format, zstd_level: Option<i32>) -> ShardWriter {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| format!("out.{}", format.extension()));
+        if zstd_level.is_some() && !name.ends_with(".zst") {
+            name.push_str(".zst");
+        }
+        let mut w = ShardWriter::new(
+            &dir,
+            format,
+            OutputOptions {
+                zstd_level,
+                shard_records: 0,
+            },
+        );
+        w.single = Some(name);
+        w
+    }
+
+    /// The final name of shard `n`.
+    pub fn shard_name(format: Format, n: u32, compressed: bool) -> String {
+        format!(
+            "part-{n:05}.{}{}",
+            format.extension(),
+            if compressed { ".zst" } else { "" }
+        )
+    }
+
+    fn io(path: &Path) -> impl FnOnce(io::Error) -> OutputError + '_ {
+        move |source| OutputError::Io {
+            path: path.to_path_buf(),
+            err: source,
+        }
+    }
+
+    fn open_next(&mut self) -> Result<(), OutputError> {
+        std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
+        let name = match &self.single {
+            Some(n) => n.clone(),
+            None => Self::shard_name(self.format, self.next_shard, self.opts.zstd_level.is_some()),
+        };
+        self.next_shard += 1;
+        let path = self.dir.join(&name);
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let file = File::create(&tmp).map_err(Self::io(&tmp))?;
+        let counted = Counted {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            bytes: 0,
+        };
+        let sink = match self.opts.zstd_level {
+            None => Sink::Plain(counted),
+            Some(level) => Sink::Zstd(
+                zstd::stream::write::Encoder::new(counted, level).map_err(Self::io(&tmp))?,
+            ),
+        };
+        self.open = Some(Open {
+            tmp,
+            path,
+            sink,
+            records: 0,
+        });
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), OutputError> {
+        let Some(open) = self.open.take() else {
+            return Ok(());
+        };
+        let counted = open.sink.finish().map_err(Self::io(&open.tmp))?;
+        let file = counted.inner.into_inner().map_err(|e| OutputError::Io {
+            path: open.tmp.clone(),
+            err: e.into_error(),
+        })?;
+        file.sync_all().map_err(Self::io(&open.tmp))?;
+        drop(file);
+        std::fs::rename(&open.tmp, &open.path).map_err(Self::io(&open.path))?;
+        self.done.push(ShardInfo {
+            path: open.path,
+            records: open.records,
+            bytes: counted.bytes,
+            crc32: format!("{:08x}", counted.crc.finalize()),
+        });
+        Ok(())
+    }
+
+    /// Writes one record's raw bytes (a text line without its newline).
+    pub fn write_record(&mut self, raw: &[u8]) -> Result<(), OutputError> {
+        if let Some(need) = self.format.record_size() {
+            if raw.len() != need {
+                return Err(OutputError::RecordSize {
+                    format: self.format,
+                    need,
+                    got: raw.len(),
+                });
+            }
+        }
+        let full = self
+            .open
+            .as_ref()
+            .is_some_and(|o| self.opts.shard_records > 0 && o.records >= self.opts.shard_records);
+        if full {
+            self.close()?;
+        }
+        if self.open.is_none() {
+            self.open_next()?;
+        }
+        let format = self.format;
+        let Some(open) = self.open.as_mut() else {
+            return Ok(());
+        };
+        open.sink.write_all(raw).map_err(Self::io(&open.tmp))?;
+        if format.is_text() {
+            open.sink.write_all(b"\n").map_err(Self::io(&open.tmp))?;
+        }
+        open.records += 1;
+        Ok(())
+    }
+
+    /// Encodes and writes a position (format conversion, the mates file).
+    pub fn write_position(
+        &mut self,
+        pos: &Position,
+        teacher: Option<&TeacherFields>,
+    ) -> Result<(), OutputError> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        codec::encode(self.format, pos, teacher, &mut buf)?;
+        if self.format.is_text() {
+            buf.pop(); // write_record appends the newline
+        }
+        let r = self.write_record(&buf);
+        self.scratch = buf;
+        r
+    }
+
+    /// Records written so far, all shards.
+    pub fn records(&self) -> u64 {
+        self.done.iter().map(|s| s.records).sum::<u64>()
+            + self.open.as_ref().map_or(0, |o| o.records)
+    }
+
+    /// Completes the open shard and returns every shard written, in order. A single-file
+    /// writer creates its file even when no record was written.
+    pub fn finish(mut self) -> Result<Vec<ShardInfo>, OutputError> {
+        if self.single.is_some() && self.open.is_none() && self.done.is_empty() {
+            self.open_next()?;
+        }
+        self.close()?;
+        Ok(std::mem::take(&mut self.done))
+    }
+}

@@ -1,0 +1,264 @@
+//! The ordered commit: applies batch outcomes strictly in input order, decides duplicates
+//! (so dedup never depends on scheduling), writes kept records, mates, audit and rejected
+//! lines, and keeps the counts.
+//!
+//! # Invariants
+//! Each outcome passed to [`Commit::apply`] adds exactly one to `counts.input` and exactly one
+//! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
+
+use super::output::{AtomicFile, FileInfo};
+use super::report::{Counts, MoveFieldCounts};
+use super::worker::{BatchOutcome, RecordOutcome};
+use crate::codec::Format;
+use crate::filter::{Decision, DropReason};
+use crate::io::output::{OutputOptions, ShardWriter};
+use crate::shogi::Fingerprint;
+use serde_json::json;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::Path;
+
+/// Running state of the commit: counts, the dedup map and the open writers.
+pub struct Commit {
+    /// Record counts.
+    pub counts: Counts,
+    /// Solver budget exhausted (kept).
+    pub unknown: u64,
+    /// Solver nodes.
+    pub nodes: u64,
+    /// Mates written.
+    pub mates_written: u64,
+    /// Move-field statistics.
+    pub move_field: MoveFieldCounts,
+    /// Kept positions with an open entering-king path.
+    pub open_path_tagged: u64,
+    /// Rejections per reason kind.
+    pub rejected_reasons: BTreeMap<String, u64>,
+    /// Repetition drops per kind, plus perpetual checks.
+    pub repetition: BTreeMap<String, u64>,
+    /// Records read per input file.
+    pub per_file: Vec<u64>,
+    dedup: Option<HashMap<Fingerprint, u64>>,
+    kept: HashMap<Format, ShardWriter>,
+    out_format: Option<Format>,
+    audit: Option<AtomicFile>,
+    rejected: AtomicFile,
+    mates_jsonl: Option<AtomicFile>,
+    mates_bin: Option<ShardWriter>,
+    files: Vec<String>,
+    out_dir: std::path::PathBuf,
+    shard_records: u64,
+    zstd_level: Option<i32>,
+}
+
+/// How the commit writes.
+pub struct CommitOptions<'a> {
+    /// Output directory.
+    pub out_dir: &'a Path,
+    /// Output format (`None` = same as each input).
+    pub out_format: Option<Format>,
+    /// Records per shard.
+    pub shard_records: u64,
+    /// zstd level for shards, `None` for plain.
+    pub zstd_level: Option<i32>,
+    /// Write audit.jsonl.
+    pub audit: bool,
+    /// Write mates.jsonl and mates.<fmt> in this format.
+    pub mates: Option<Format>,
+    /// Dedup on (with reference keys pre-filled, index `u64::MAX`).
+    pub dedup: Option<HashMap<Fingerprint, u64>>,
+    /// Input file names, by file number.
+    pub files: Vec<String>,
+}
+
+impl Commit {
+    /// Opens the side files (under temporary names).
+    pub fn new(o: CommitOptions<'_>) -> io::Result<Commit> {
+        let dir = o.out_dir;
+        Ok(Commit {
+            counts: Counts::default(),
+            unknown: 0,
+            nodes: 0,
+            mates_written: 0,
+            move_field: MoveFieldCounts::default(),
+            open_path_tagged: 0,
+            rejected_reasons: BTreeMap::new(),
+            repetition: BTreeMap::new(),
+            per_file: vec![0; o.files.len()],
+            dedup: o.dedup,
+            kept: HashMap::new(),
+            out_format: o.out_format,
+            audit: if o.audit {
+                Some(AtomicFile::create(dir, "audit.jsonl")?)
+            } else {
+                None
+            },
+            rejected: AtomicFile::create(dir, "rejected.jsonl")?,
+            mates_jsonl: match o.mates {
+                Some(_) => Some(AtomicFile::create(dir, "mates.jsonl")?),
+                None => None,
+            },
+            mates_bin: o.mates.map(|f| {
+                ShardWriter::single(&dir.join(format!("mates.{}", f.extension())), f, None)
+            }),
+            files: o.files,
+            out_dir: dir.to_path_buf(),
+            shard_records: o.shard_records,
+            zstd_level: o.zstd_level,
+        })
+    }
+
+    fn file_name(&self, file: u32) -> &str {
+        self.files
+            .get(file as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
+    }
+
+    fn bump_file(&mut self, file: u32) {
+        if let Some(n) = self.per_file.get_mut(file as usize) {
+            *n += 1;
+        }
+    }
+
+    /// Applies one batch's outcomes in order.
+    pub fn apply(&mut self, format: Format, outcome: BatchOutcome) -> io::Result<()> {
+        for r in &outcome.records {
+            self.apply_record(format, r, &outcome.out)?;
+        }
+        Ok(())
+    }
+
+    fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
+        self.counts.input += 1;
+        self.bump_file(r.file);
+        self.nodes += r.nodes;
+        self.unknown += r.unknown as u64;
+        if r.move_illegal {
+            self.move_field.illegal += 1;
+            self.move_field.cleared += r.move_cleared as u64;
+        }
+        let mut decision = r.decision.clone();
+        let mut detail = r.detail.clone();
+        if decision.is_keep() {
+            if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
+                match map.get(&key) {
+                    Some(&first) => {
+                        decision = Decision::Drop(DropReason::Duplicate);
+                        detail = if first == u64::MAX {
+                            json!({"reference": true})
+                        } else {
+                            json!({"first_index": first})
+                        };
+                    }
+                    None => {
+                        map.insert(key, r.index);
+                    }
+                }
+            }
+        }
+        match &decision {
+            Decision::Keep => {
+                self.counts.kept += 1;
+                if r.open_path {
+                    // `open_path = "tag"`: counted, and written to the audit as a kept record.
+                    self.open_path_tagged += 1;
+                    if let Some(audit) = self.audit.as_mut() {
+                        let line = json!({
+                            "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
+                            "offset": r.offset, "decision": "keep", "detail": r.open_path_detail,
+                        });
+                        audit.write_json_line(&line)?;
+                    }
+                }
+                let target = self.out_format.unwrap_or(format);
+                let writer = self.kept.entry(target).or_insert_with(|| {
+                    let opts = OutputOptions {
+                        zstd_level: self.zstd_level,
+                        shard_records: self.shard_records,
+                    };
+                    ShardWriter::new(&self.out_dir.join("kept"), target, opts)
+                });
+                writer
+                    .write_record(out.get(r.out.clone()).unwrap_or(&[]))
+                    .map_err(io::Error::other)?;
+            }
+            Decision::Drop(reason) => {
+                let d = &mut self.counts.dropped;
+                match reason {
+                    DropReason::Checkmated => d.checkmated += 1,
+                    DropReason::NoLegalMoves => d.no_legal_moves += 1,
+                    DropReason::Mate => d.mate += 1,
+                    DropReason::Mated => d.mated += 1,
+                    DropReason::Repetition => d.repetition += 1,
+                    DropReason::Declaration => d.declaration += 1,
+                    DropReason::Duplicate => d.duplicate += 1,
+                }
+                if let Some((kind, perpetual)) = r.repetition {
+                    *self.repetition.entry(kind.to_string()).or_default() += 1;
+                    if perpetual {
+                        *self.repetition.entry("perpetual_check".into()).or_default() += 1;
+                    }
+                }
+                if let Some(audit) = self.audit.as_mut() {
+                    let line = json!({
+                        "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
+                        "offset": r.offset, "decision": reason.name(), "detail": detail,
+                    });
+                    audit.write_json_line(&line)?;
+                }
+                if let Some(m) = &r.mate {
+                    if let Some(j) = self.mates_jsonl.as_mut() {
+                        j.write_json_line(&json!({
+                            "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
+                            "pv": m.pv, "nodes": m.nodes,
+                        }))?;
+                        self.mates_written += 1;
+                    }
+                    if let (Some(b), false) = (self.mates_bin.as_mut(), m.binary.is_empty()) {
+                        b.write_record(&m.binary).map_err(io::Error::other)?;
+                    }
+                }
+            }
+            Decision::Reject(reason) => {
+                self.counts.rejected += 1;
+                if r.move_illegal && !r.move_cleared {
+                    self.move_field.rejected += 1;
+                }
+                let kind = match reason {
+                    crate::filter::RejectReason::Invalid(_) => "invalid",
+                    crate::filter::RejectReason::Malformed(m) if m.starts_with("truncated") => {
+                        "truncated"
+                    }
+                    crate::filter::RejectReason::Malformed(_) => "malformed",
+                };
+                *self.rejected_reasons.entry(kind.into()).or_default() += 1;
+                let line = json!({
+                    "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
+                    "decision": "rejected", "detail": reason.to_string(),
+                    "raw": r.raw_hex,
+                });
+                self.rejected.write_json_line(&line)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes every file (renaming them into place); returns them for the manifest, kept
+    /// shards first in format order.
+    pub fn finish(self) -> io::Result<Vec<FileInfo>> {
+        let mut files = Vec::new();
+        let mut writers: Vec<(Format, ShardWriter)> = self.kept.into_iter().collect();
+        writers.sort_by_key(|(f, _)| f.name());
+        let mates = self.mates_bin.map(|w| (Format::Psv, w));
+        for (_, w) in writers.into_iter().chain(mates) {
+            let shards = w.finish().map_err(io::Error::other)?;
+            files.extend(shards.iter().map(|s| FileInfo::of_shard(s, &self.out_dir)));
+        }
+        for f in [self.mates_jsonl, self.audit].into_iter().flatten() {
+            files.push(f.finish()?);
+        }
+        files.push(self.rejected.finish()?);
+        Ok(files)
+    }
+}

@@ -1,0 +1,452 @@
+//! pipeline.toml: [`RawConfig`] as parsed (serde, unknown keys rejected, every error with the
+//! key, the line and what would be valid) and [`Config`], the resolved settings that are the
+//! only input to the run.
+//!
+//! # Invariants
+//! A `Config` has at least one input pattern, `shard_records > 0`, a zstd level in 1..=22,
+//! `table_mb >= 1` and a node budget `>= 1` when the mate filter is on. Command-line flags
+//! override operational settings only (threads, output directory, progress).
+
+use crate::filter::{DeclarationConfig, DedupConfig, EnteringKingConfig, RepetitionConfig};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why a configuration could not be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The config file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// TOML syntax, an unknown key or a bad value (the message names key, line and the
+    /// valid choices).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The config file.
+        path: PathBuf,
+        /// toml's message, which quotes the line.
+        message: String,
+    },
+    /// A value that parses but makes no sense.
+    #[error("{path}: key `{key}`: {reason}")]
+    Value {
+        /// The config file.
+        path: PathBuf,
+        /// Dotted key, e.g. `output.shard_records`.
+        key: &'static str,
+        /// What is wrong and what would be valid.
+        reason: String,
+    },
+}
+
+/// Record formats as named in the config; `auto` / `same` are handled by the callers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FormatName {
+    /// Detect from extension, magic and content.
+    Auto,
+    /// Same as the input (output only).
+    Same,
+    /// One SFEN per line.
+    Sfen,
+    /// `startpos`/`sfen ...` with `moves`.
+    Usi,
+    /// YaneuraOu PackedSfen, 32 bytes.
+    Psfen,
+    /// YaneuraOu PackedSfenValue, 40 bytes.
+    Psv,
+    /// Apery/dlshogi HuffmanCodedPos, 32 bytes.
+    Hcp,
+    /// dlshogi HuffmanCodedPosAndEval, 38 bytes.
+    Hcpe,
+}
+
+/// Output compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// zstd, level `output.zstd_level`.
+    Zstd,
+    /// Plain files.
+    None,
+}
+
+/// What to do with a psv/hcpe move field that is not a legal move in its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveFieldPolicy {
+    /// Keep the record as it is (counted in the report).
+    Keep,
+    /// Keep the record with the move field zeroed.
+    Clear,
+    /// Reject the record.
+    Reject,
+}
+
+/// `[input]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InputConfig {
+    /// Files or globs, relative to the config file's directory.
+    pub paths: Vec<String>,
+    /// Record format or `auto`.
+    pub format: FormatName,
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    /// Output directory, relative to the config file's directory.
+    pub dir: String,
+    /// Format of kept shards, or `same`.
+    pub format: FormatName,
+    /// Records per shard.
+    pub shard_records: u64,
+    /// Shard compression.
+    pub compression: Compression,
+    /// zstd level (1..=22).
+    pub zstd_level: i32,
+    /// Write audit.jsonl (every record not kept).
+    pub audit: bool,
+}
+
+/// `[workers]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkersConfig {
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+    /// df-pn table per worker, MiB.
+    pub table_mb: usize,
+    /// Records per batch handed to a worker.
+    pub batch_records: usize,
+}
+
+/// `[filter.mate]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MateConfig {
+    /// Run the terminal / mate stage.
+    pub enabled: bool,
+    /// df-pn node budget per position.
+    pub nodes: u64,
+    /// Solve positions in check from the AND node (drop them as `mated`).
+    pub and_root: bool,
+    /// Longest mate to report (0 = no limit).
+    pub max_plies: u32,
+    /// Wall-time guard per position in milliseconds (0 = none). A guard hit is `unknown`.
+    pub time_ms: u64,
+}
+
+/// `[filter]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilterConfig {
+    /// psv/hcpe move fields that are not legal in their position.
+    pub move_field: MoveFieldPolicy,
+    /// `[filter.mate]`.
+    pub mate: MateConfig,
+    /// `[filter.repetition]`.
+    pub repetition: RepetitionConfig,
+    /// `[filter.declaration]`.
+    pub declaration: DeclarationConfig,
+    /// `[filter.entering_king]`.
+    pub entering_king: EnteringKingConfig,
+    /// `[filter.dedup]`.
+    pub dedup: DedupConfig,
+}
+
+/// `[mates]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MatesConfig {
+    /// Write mates.jsonl and the binary mates file.
+    pub enabled: bool,
+    /// Format of the binary mates file.
+    pub format: FormatName,
+}
+
+/// pipeline.toml as written, with defaults for missing keys.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawConfig {
+    /// `[input]`.
+    pub input: InputConfig,
+    /// `[output]`.
+    pub output: OutputConfig,
+    /// `[workers]`.
+    pub workers: WorkersConfig,
+    /// `[filter]` and its sub-tables.
+    pub filter: FilterConfig,
+    /// `[mates]`.
+    pub mates: MatesConfig,
+}
+
+impl Default for InputConfig {
+    fn default() -> Self {
+        InputConfig {
+            paths: Vec::new(),
+            format: FormatName::Auto,
+        }
+    }
+}
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig {
+            dir: "out".into(),
+            format: FormatName::Same,
+            shard_records: 1_000_000,
+            compression: Compression::Zstd,
+            zstd_level: 3,
+            audit: true,
+        }
+    }
+}
+impl Default for WorkersConfig {
+    fn default() -> Self {
+        WorkersConfig {
+            threads: 0,
+            table_mb: 64,
+            batch_records: 2048,
+        }
+    }
+}
+impl Default for MateConfig {
+    fn default() -> Self {
+        MateConfig {
+            enabled: true,
+            nodes: 100_000,
+            and_root: true,
+            max_plies: 0,
+            time_ms: 10_000,
+        }
+    }
+}
+impl Default for FilterConfig {
+    fn default() -> Self {
+        FilterConfig {
+            move_field: MoveFieldPolicy::Keep,
+            mate: MateConfig::default(),
+            repetition: RepetitionConfig::default(),
+            declaration: DeclarationConfig::default(),
+            entering_king: EnteringKingConfig::default(),
+            dedup: DedupConfig::default(),
+        }
+    }
+}
+impl Default for MatesConfig {
+    fn default() -> Self {
+        MatesConfig {
+            enabled: true,
+            format: FormatName::Psv,
+        }
+    }
+}
+
+/// Resolved settings: the only input to the run. Paths are absolute or relative to the
+/// current directory (already joined with the config file's directory).
+#[derive(Debug, Clone, Serialize)]
+pub struct Config {
+    /// The settings as written (after defaults), echoed into report.json.
+    pub raw: RawConfig,
+    /// Input patterns, joined with the config directory.
+    pub input_paths: Vec<PathBuf>,
+    /// Output directory.
+    pub out_dir: PathBuf,
+    /// Reference pools for dedup, joined with the config directory.
+    pub reference_paths: Vec<PathBuf>,
+    /// Worker threads (resolved: never 0).
+    pub threads: usize,
+    /// Show a progress bar (if stderr is a terminal).
+    pub progress: bool,
+}
+
+/// Command-line overrides of operational settings.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--threads`.
+    pub threads: Option<usize>,
+    /// `--out`.
+    pub out_dir: Option<PathBuf>,
+    /// `--quiet`.
+    pub quiet: bool,
+}
+
+impl RawConfig {
+    /// Parses TOML text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })
+    }
+
+    /// Reads and parses a config file.
+    pub fn load(path: &Path) -> Result<RawConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        RawConfig::parse(&text, path)
+    }
+}
+
+impl Config {
+    /// Checks values and resolves paths against `base` (the config file's directory).
+    pub fn resolve(
+        raw: RawConfig,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
+        let bad = |key: &'static str, reason: String| ConfigError::Value {
+            path: path.to_path_buf(),
+            key,
+            reason,
+        };
+        let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        if raw.input.paths.is_empty() {
+            return Err(bad(
+                "input.paths",
+                "no input: give at least one file or glob, e.g. paths = [\"data/*.psv\"]".into(),
+            ));
+        }
+        if raw.input.format == FormatName::Same {
+            return Err(bad(
+                "input.format",
+                "`same` is only valid for output; use auto, sfen, usi, psfen, psv, hcp or hcpe"
+                    .into(),
+            ));
+        }
+        if raw.output.format == FormatName::Auto {
+            return Err(bad(
+                "output.format",
+                "`auto` is only valid for input; use same, sfen, usi, psfen, psv, hcp or hcpe"
+                    .into(),
+            ));
+        }
+        if matches!(raw.mates.format, FormatName::Auto | FormatName::Same) {
+            return Err(bad(
+                "mates.format",
+                "give a concrete format: sfen, psfen, psv, hcp or hcpe".into(),
+            ));
+        }
+        if raw.mates.format == FormatName::Usi {
+            return Err(bad(
+                "mates.format",
+                "usi cannot hold a mate record; use sfen, psfen, psv, hcp or hcpe".into(),
+            ));
+        }
+        if raw.output.shard_records == 0 {
+            return Err(bad("output.shard_records", "must be at least 1".into()));
+        }
+        if !(1..=22).contains(&raw.output.zstd_level) {
+            return Err(bad(
+                "output.zstd_level",
+                format!("{} is outside 1..=22", raw.output.zstd_level),
+            ));
+        }
+        if raw.workers.table_mb == 0 {
+            return Err(bad(
+                "workers.table_mb",
+                "must be at least 1 (MiB per worker)".into(),
+            ));
+        }
+        if raw.workers.batch_records == 0 {
+            return Err(bad("workers.batch_records", "must be at least 1".into()));
+        }
+        if raw.filter.mate.enabled && raw.filter.mate.nodes == 0 {
+            return Err(bad(
+                "filter.mate.nodes",
+                "must be at least 1 when the mate filter is enabled".into(),
+            ));
+        }
+        let join = |p: &str| {
+            let p = Path::new(p);
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            }
+        };
+        let threads = match overrides.threads.unwrap_or(raw.workers.threads) {
+            0 => std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            n => n,
+        };
+        Ok(Config {
+            input_paths: raw.input.paths.iter().map(|p| join(p)).collect(),
+            out_dir: overrides
+                .out_dir
+                .clone()
+                .unwrap_or_else(|| join(&raw.output.dir)),
+            reference_paths: raw
+                .filter
+                .dedup
+                .reference
+                .iter()
+                .map(|p| join(&p.to_string_lossy()))
+                .collect(),
+            threads,
+            progress: !overrides.quiet,
+            raw,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        let path = Path::new("dir/pipeline.toml");
+        let raw = RawConfig::parse(text, path)?;
+        Config::resolve(raw, path, &Overrides::default())
+    }
+
+    #[test]
+    fn defaults_and_paths() {
+        let c = parse("[input]\npaths = [\"a.psv\"]\n").unwrap();
+        assert_eq!(c.input_paths, vec![PathBuf::from("dir/a.psv")]);
+        assert_eq!(c.out_dir, PathBuf::from("dir/out"));
+        assert!(c.threads >= 1);
+        assert_eq!(c.raw.filter.mate.nodes, 100_000);
+    }
+
+    #[test]
+    fn errors_name_key_line_and_choices() {
+        let e = parse("[input]\npaths = [\"a\"]\n\n[output]\nshards = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("shards") && e.contains("line 5") && e.contains("shard_records"),
+            "{e}"
+        );
+        let e = parse("[input]\npaths = [\"a\"]\n[output]\ncompression = \"gzip\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gzip") && e.contains("zstd") && e.contains("line 4"),
+            "{e}"
+        );
+        let e = parse("[input]\npaths = [\"a\"]\n[filter.declaration]\nrule = \"25\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("csa27") && e.contains("line 4"), "{e}");
+        let e = parse("[input]\npaths = []\n").unwrap_err().to_string();
+        assert!(e.contains("input.paths"), "{e}");
+        let e = parse("[input]\npaths = [\"a\"]\n[output]\nzstd_level = 40\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("output.zstd_level") && e.contains("1..=22"),
+            "{e}"
+        );
+    }
+}

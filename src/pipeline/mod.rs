@@ -1,0 +1,266 @@
+//! The streaming, parallel, deterministic run (`posfilter run pipeline.toml`).
+//!
+//! ```text
+//! inputs (io::input: mmap | zstd from the map) → io::batch::Batches (global indices, whole psv games)
+//!   → windows of 2 × threads batches → rayon pool, one Worker per thread (own solver + table)
+//!       decode → validity → repetition → declaration → terminal / mate
+//!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
+//!   → manifest.json, report.json, summary; input = kept + dropped + rejected checked
+//! ```
+//!
+//! # Determinism
+//! Batches are cut the same way whatever the thread count, workers are pure functions of
+//! their batch (fresh solver generation per root, history rebuilt per batch) and the commit
+//! applies outcomes in input order, so every output file is byte-identical for 1 or N
+//! threads. The one exception is the optional wall-time guard (`filter.mate.time_ms`), which
+//! turns a position `unknown` when a machine is too slow; its default is far above what the
+//! node budget needs.
+//!
+//! # Memory
+//! At most one window of batches is in flight, so memory does not grow with the input
+//! (dedup keys aside: 16 bytes plus hash-set overhead per kept position).
+
+pub mod commit;
+pub mod config;
+pub mod output;
+pub mod progress;
+pub mod report;
+pub mod settings;
+pub mod worker;
+
+use crate::codec::{self, Format};
+use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
+use crate::io::input::{self, Detection, InputError};
+use commit::{Commit, CommitOptions};
+use config::{Compression, Config};
+use progress::Progress;
+use report::{InputSummary, Report};
+use settings::Settings;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+use thiserror::Error;
+use worker::{BatchOutcome, Worker};
+
+/// Why a run failed (per-record problems are never errors: they are rejections).
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    /// Inputs could not be opened or read.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// An output file could not be written.
+    #[error("writing output in {dir}: {source}")]
+    Output {
+        /// The output directory.
+        dir: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The worker pool could not be built.
+    #[error("thread pool: {0}")]
+    Pool(String),
+    /// The counts do not add up (a bug: the run's output must not be trusted).
+    #[error("{0}")]
+    Reconciliation(String),
+}
+
+/// Runs the pipeline; returns the report (also written to report.json).
+pub fn run(config: &Config) -> Result<Report, PipelineError> {
+    let start = Instant::now();
+    let out_dir = &config.out_dir;
+    let out_err = |source| PipelineError::Output {
+        dir: out_dir.display().to_string(),
+        source,
+    };
+    let explicit = settings::format_of(config.raw.input.format);
+    let patterns: Vec<String> = config
+        .input_paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let paths = input::expand(&patterns)?;
+    let detections: Vec<Detection> = paths
+        .iter()
+        .map(|p| input::detect(p, explicit))
+        .collect::<Result<_, _>>()?;
+    let settings = Settings::from_config(config);
+
+    let dedup = if settings.dedup {
+        Some(reference_keys(config, &settings)?)
+    } else {
+        None
+    };
+    std::fs::create_dir_all(out_dir).map_err(out_err)?;
+    let mut commit = Commit::new(CommitOptions {
+        out_dir,
+        out_format: settings.output_format,
+        shard_records: config.raw.output.shard_records,
+        zstd_level: (config.raw.output.compression == Compression::Zstd)
+            .then_some(config.raw.output.zstd_level),
+        audit: config.raw.output.audit,
+        mates: config.raw.mates.enabled.then_some(settings.mates_format),
+        dedup,
+        files: paths.iter().map(|p| p.display().to_string()).collect(),
+    })
+    .map_err(out_err)?;
+
+    let threads = config.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PipelineError::Pool(e.to_string()))?;
+    // One worker per pool thread, indexed by rayon's thread index (rayon's `map_init` may
+    // call its init once per job split, which would reallocate tables).
+    let workers: Vec<Mutex<Worker>> = (0..threads)
+        .map(|_| Mutex::new(Worker::new(&settings)))
+        .collect();
+    let total: Option<u64> = detections
+        .iter()
+        .map(|d| match (d.compressed, d.format.record_size()) {
+            (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
+            _ => None,
+        })
+        .sum();
+    let progress = Progress::new(total, config.progress);
+    let specs = paths
+        .iter()
+        .zip(&detections)
+        .map(|(p, d)| InputSpec {
+            path: p.clone(),
+            format: d.format,
+        })
+        .collect();
+    let mut batches = Batches::new(
+        specs,
+        BatchOptions {
+            records: config.raw.workers.batch_records,
+            align_games: true,
+        },
+    );
+    let window = 2 * threads;
+    let tick = |n: u64| progress.tick(n);
+    loop {
+        let mut group: Vec<Batch> = Vec::with_capacity(window);
+        for b in batches.by_ref().take(window) {
+            group.push(b?);
+        }
+        if group.is_empty() {
+            break;
+        }
+        let outcomes: Vec<BatchOutcome> = pool.install(|| {
+            use rayon::prelude::*;
+            group
+                .par_iter()
+                .map(|b| {
+                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+                    match workers[slot].lock() {
+                        Ok(mut w) => w.process(b, &settings, &tick),
+                        Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick),
+                    }
+                })
+                .collect()
+        });
+        for (b, o) in group.iter().zip(outcomes) {
+            commit.apply(b.format, o).map_err(out_err)?;
+            let c = &commit.counts;
+            progress.counts(c.kept, c.dropped.total(), commit.unknown);
+        }
+    }
+    progress.finish();
+
+    let seconds = start.elapsed().as_secs_f64();
+    let inputs: Vec<InputSummary> = paths
+        .iter()
+        .zip(&detections)
+        .zip(&commit.per_file)
+        .map(|((p, d), &n)| InputSummary {
+            file: p.display().to_string(),
+            format: d.format.name().to_string(),
+            detected_by: d.reasons.join("; "),
+            records: n,
+        })
+        .collect();
+    let report = Report {
+        records: commit.counts.clone(),
+        unknown: commit.unknown,
+        nodes: commit.nodes,
+        seconds,
+        positions_per_second: if seconds > 0.0 {
+            commit.counts.input as f64 / seconds
+        } else {
+            0.0
+        },
+        threads,
+        mates_written: commit.mates_written,
+        move_field: commit.move_field.clone(),
+        open_path_tagged: commit.open_path_tagged,
+        rejected_reasons: commit.rejected_reasons.clone(),
+        repetition: commit.repetition.clone(),
+        inputs,
+        config: serde_json::to_value(&config.raw).unwrap_or_default(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let reconciled = report.records.reconcile();
+    let files_written = commit.finish().map_err(out_err)?;
+    let manifest = serde_json::json!({
+        "version": report.version,
+        "records": report.records,
+        "files": files_written,
+    });
+    write_json(out_dir, "manifest.json", &manifest).map_err(out_err)?;
+    write_json(out_dir, "report.json", &report).map_err(out_err)?;
+    reconciled.map_err(PipelineError::Reconciliation)?;
+    Ok(report)
+}
+
+/// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
+fn reference_keys(
+    config: &Config,
+    settings: &Settings,
+) -> Result<HashMap<crate::shogi::Fingerprint, u64>, PipelineError> {
+    let mut keys = HashMap::new();
+    if config.reference_paths.is_empty() {
+        return Ok(keys);
+    }
+    let patterns: Vec<String> = config
+        .reference_paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut specs = Vec::new();
+    for path in input::expand(&patterns)? {
+        let format: Format = input::detect(&path, None)?.format;
+        specs.push(InputSpec { path, format });
+    }
+    for batch in Batches::new(
+        specs,
+        BatchOptions {
+            records: 4096,
+            align_games: false,
+        },
+    ) {
+        let batch = batch?;
+        for rec in batch.iter() {
+            if let Ok(d) = codec::decode(batch.format, rec.bytes) {
+                keys.insert(
+                    crate::filter::dedup_key(&d.position, settings.dedup_mirror),
+                    u64::MAX,
+                );
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// Writes `value` as pretty JSON to `dir/name` via a temporary file.
+fn write_json<T: serde::Serialize>(
+    dir: &std::path::Path,
+    name: &str,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut f = output::AtomicFile::create(dir, name)?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    f.write(&bytes, 1)?;
+    f.finish().map(|_| ())
+}

@@ -1,0 +1,159 @@
+//! The run's JSON side files (audit.jsonl, rejected.jsonl, mates.jsonl, report.json,
+//! manifest.json) and the manifest entries of every output file. Record shards and the
+//! binary mates file are written by [`crate::io::output::ShardWriter`].
+//!
+//! # Invariants
+//! - Every file is written under `<name>.tmp` and renamed to its final name only when it is
+//!   complete, so a killed run leaves no file that looks complete but is not.
+//! - Every finished file's CRC-32 and record count go into manifest.json.
+
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A finished output file, as listed in manifest.json (path relative to the output dir).
+#[derive(Debug, Clone, Serialize)]
+pub struct FileInfo {
+    /// Path relative to the output directory.
+    pub path: String,
+    /// Records (lines for JSONL files).
+    pub records: u64,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// CRC-32 (IEEE) of the file's bytes, hex.
+    pub crc32: String,
+}
+
+/// Hashes what passes through to the file (so no second read is needed for the checksum).
+struct HashingWriter {
+    inner: BufWriter<File>,
+    hasher: crc32fast::Hasher,
+    bytes: u64,
+}
+
+impl FileInfo {
+    /// The manifest entry of a finished record shard.
+    pub fn of_shard(shard: &crate::io::output::ShardInfo, out_dir: &Path) -> FileInfo {
+        FileInfo {
+            path: shard
+                .path
+                .strip_prefix(out_dir)
+                .unwrap_or(&shard.path)
+                .display()
+                .to_string(),
+            records: shard.records,
+            bytes: shard.bytes,
+            crc32: shard.crc32.clone(),
+        }
+    }
+}
+
+impl Write for HashingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// One output file written under a temporary name and renamed by [`AtomicFile::finish`].
+pub struct AtomicFile {
+    sink: HashingWriter,
+    tmp: PathBuf,
+    path: PathBuf,
+    rel: String,
+    records: u64,
+}
+
+impl AtomicFile {
+    /// Creates `dir/rel.tmp`.
+    pub fn create(dir: &Path, rel: &str) -> io::Result<AtomicFile> {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let sink = HashingWriter {
+            inner: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
+            hasher: crc32fast::Hasher::new(),
+            bytes: 0,
+        };
+        Ok(AtomicFile {
+            sink,
+            tmp,
+            path,
+            rel: rel.to_string(),
+            records: 0,
+        })
+    }
+
+    /// Appends `bytes` holding `records` records.
+    pub fn write(&mut self, bytes: &[u8], records: u64) -> io::Result<()> {
+        self.sink.write_all(bytes)?;
+        self.records += records;
+        Ok(())
+    }
+
+    /// Appends one JSON value as a line.
+    pub fn write_json_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let mut line = serde_json::to_vec(value).map_err(io::Error::other)?;
+        line.push(b'\n');
+        self.write(&line, 1)
+    }
+
+    /// Records written so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Flushes, syncs and renames to the final name.
+    pub fn finish(self) -> io::Result<FileInfo> {
+        let mut w = self.sink;
+        w.flush()?;
+        let HashingWriter {
+            inner,
+            hasher,
+            bytes,
+        } = w;
+        let file = inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path)?;
+        Ok(FileInfo {
+            path: self.rel,
+            records: self.records,
+            bytes,
+            crc32: format!("{:08x}", hasher.finalize()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_appears_only_when_finished_with_its_checksum() {
+        let dir = std::env::temp_dir().join(format!("posfilter-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut f = AtomicFile::create(&dir, "audit.jsonl").unwrap();
+        f.write_json_line(&serde_json::json!({"index": 1})).unwrap();
+        f.write_json_line(&serde_json::json!({"index": 2})).unwrap();
+        assert!(!dir.join("audit.jsonl").exists());
+        assert!(dir.join("audit.jsonl.tmp").exists());
+        let info = f.finish().unwrap();
+        let bytes = std::fs::read(dir.join("audit.jsonl")).unwrap();
+        assert_eq!(bytes, b"{\"index\":1}\n{\"index\":2}\n");
+        assert_eq!((info.records, info.bytes), (2, bytes.len() as u64));
+        assert_eq!(info.crc32, format!("{:08x}", crc32fast::hash(&bytes)));
+        assert!(!dir.join("audit.jsonl.tmp").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,186 @@
+//! report.json and the end-of-run summary table.
+//!
+//! # Contract
+//! report.json carries at least the keys DESIGN.md names, because other tools read them:
+//! `records.{input, kept, rejected, dropped.{checkmated, no_legal_moves, mate, mated,
+//! repetition, declaration, duplicate}}`, `unknown`, `nodes`, `seconds`,
+//! `positions_per_second`, `threads`, `config`. Extra keys may be added, never removed.
+//! [`Counts::reconcile`] checks `input = kept + dropped + rejected`.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Dropped records per reason (the DESIGN.md names).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Dropped {
+    /// In check with no legal move.
+    pub checkmated: u64,
+    /// No legal move, not in check.
+    pub no_legal_moves: u64,
+    /// The side to move has a forced mate.
+    pub mate: u64,
+    /// The side to move is in check and every evasion is mated.
+    pub mated: u64,
+    /// Repeats an earlier position of its game.
+    pub repetition: u64,
+    /// The side to move can declare an entering-king win.
+    pub declaration: u64,
+    /// Already kept earlier in the run (or present in a reference pool).
+    pub duplicate: u64,
+}
+
+impl Dropped {
+    /// Sum over all reasons.
+    pub fn total(&self) -> u64 {
+        self.checkmated
+            + self.no_legal_moves
+            + self.mate
+            + self.mated
+            + self.repetition
+            + self.declaration
+            + self.duplicate
+    }
+}
+
+/// Record counts; every input record is counted in exactly one of kept, dropped, rejected.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    /// Records read (whole records plus rejected tails).
+    pub input: u64,
+    /// Records written to the kept shards.
+    pub kept: u64,
+    /// Malformed or impossible records.
+    pub rejected: u64,
+    /// Dropped records per reason.
+    pub dropped: Dropped,
+}
+
+impl Counts {
+    /// Whether `input = kept + dropped + rejected`; the error message shows the numbers.
+    pub fn reconcile(&self) -> Result<(), String> {
+        let sum = self.kept + self.dropped.total() + self.rejected;
+        if sum == self.input {
+            Ok(())
+        } else {
+            Err(format!(
+                "reconciliation failed: input {} != kept {} + dropped {} + rejected {} (= {sum})",
+                self.input,
+                self.kept,
+                self.dropped.total(),
+                self.rejected
+            ))
+        }
+    }
+}
+
+/// One input file as the run saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    /// Path as given/expanded.
+    pub file: String,
+    /// Format used.
+    pub format: String,
+    /// Why that format (explicit, extension, magic, probe …).
+    pub detected_by: String,
+    /// Records read from it (rejected tails included).
+    pub records: u64,
+}
+
+/// Everything report.json holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Record counts.
+    pub records: Counts,
+    /// Positions the solver could not decide within its budget (kept).
+    pub unknown: u64,
+    /// df-pn nodes searched in total.
+    pub nodes: u64,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+    /// Input records per second.
+    pub positions_per_second: f64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Mates written to the mate corpus (mate, mated, checkmated).
+    pub mates_written: u64,
+    /// psv/hcpe records whose move field is not legal in their position, and what was done.
+    pub move_field: MoveFieldCounts,
+    /// Kept positions whose side to move has an open entering-king path (`open_path = "tag"`).
+    pub open_path_tagged: u64,
+    /// Rejections per reason kind.
+    pub rejected_reasons: BTreeMap<String, u64>,
+    /// Repetition drops per kind (`exact`, `inferior`) and how many were perpetual checks.
+    pub repetition: BTreeMap<String, u64>,
+    /// Inputs in order.
+    pub inputs: Vec<InputSummary>,
+    /// The effective configuration.
+    pub config: serde_json::Value,
+    /// posfilter's version.
+    pub version: String,
+}
+
+/// Move-field statistics (`filter.move_field`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MoveFieldCounts {
+    /// Records whose move field is not a legal move (MOVE_NONE excluded).
+    pub illegal: u64,
+    /// Of those, records kept with the field zeroed.
+    pub cleared: u64,
+    /// Of those, records rejected.
+    pub rejected: u64,
+}
+
+impl Report {
+    /// The human summary printed to stderr at the end of a run.
+    pub fn summary_table(&self) -> String {
+        let c = &self.records;
+        let d = &c.dropped;
+        let pct = |n: u64| {
+            if c.input == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / c.input as f64
+            }
+        };
+        let mut s = String::new();
+        let mut row = |name: &str, n: u64| {
+            s.push_str(&format!("  {name:<16} {n:>12}  {:>6.2}%\n", pct(n)));
+        };
+        row("input", c.input);
+        row("kept", c.kept);
+        row("rejected", c.rejected);
+        row("checkmated", d.checkmated);
+        row("no_legal_moves", d.no_legal_moves);
+        row("mate", d.mate);
+        row("mated", d.mated);
+        row("repetition", d.repetition);
+        row("declaration", d.declaration);
+        row("duplicate", d.duplicate);
+        row("unknown (kept)", self.unknown);
+        s.push_str(&format!(
+            "  {:.2} s, {:.0} positions/s, {} threads, {} df-pn nodes\n",
+            self.seconds, self.positions_per_second, self.threads, self.nodes
+        ));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconcile_detects_a_lost_record() {
+        let mut c = Counts {
+            input: 10,
+            kept: 5,
+            rejected: 1,
+            ..Default::default()
+        };
+        c.dropped.mate = 4;
+        assert!(c.reconcile().is_ok());
+        c.dropped.mate = 3;
+        let e = c.reconcile().unwrap_err();
+        assert!(e.contains("input 10") && e.contains("= 9"), "{e}");
+    }
+}

@@ -1,0 +1,355 @@
+//! Repetition: [`GameHistory`] built by replaying the USI history of every corpus position,
+//! against the Python full-history scan in the labels and cshogi `is_draw` (perpetual check);
+//! hand-built cycles.
+
+use super::{labels, sfen, usi_lines};
+use posfilter::codec::text::parse_usi_line;
+use posfilter::filter::{
+    GameHistory, HistoryEntry, Perpetual, RepetitionConfig, RepetitionKind, RepetitionScan,
+    RepetitionSelect,
+};
+use posfilter::shogi::{HandRelation, Move, Position};
+use serde_json::Value;
+
+/// Replays a USI line (`startpos [moves ...]` or `sfen <4 fields> [moves ...]`), pushing every
+/// position into `history`; returns the final position and its scan.
+fn replay(line: &str, history: &mut GameHistory) -> (Position, RepetitionScan) {
+    history.clear();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (mut pos, rest) = match words.first() {
+        Some(&"startpos") => (Position::startpos(), &words[1..]),
+        Some(&"sfen") => (sfen(&words[1..5].join(" ")), &words[5..]),
+        _ => panic!("bad usi line {line}"),
+    };
+    let moves = match rest.first() {
+        Some(&"moves") => &rest[1..],
+        None => rest,
+        _ => panic!("bad usi line {line}"),
+    };
+    let mut scan = history.push_position(&pos);
+    for text in moves {
+        let m = Move::from_usi(text).unwrap_or_else(|| panic!("{text} in {line}"));
+        assert!(pos.is_legal(m), "{text} illegal in {}", pos.to_sfen());
+        pos.do_move(m);
+        scan = history.push_position(&pos);
+    }
+    (pos, scan)
+}
+
+fn count(rep: &Value, key: &str) -> u32 {
+    rep[key].as_u64().unwrap_or(0) as u32
+}
+
+fn back(rep: &Value, key: &str) -> Option<u32> {
+    rep[key].as_u64().map(|v| v as u32)
+}
+
+/// What cshogi's `is_draw()` (default 16 plies) answers, derived from our history: the
+/// nearest earlier position with the same board and side at distance 4..=16 whose hands are
+/// not incomparable decides.
+fn cshogi_view(history: &GameHistory, scan: &RepetitionScan) -> &'static str {
+    let last = history.len() - 1;
+    let Some(cur) = history.entry(last) else {
+        return "none";
+    };
+    let side = cur.side_to_move().index();
+    for (j, e) in history.lookup(cur.board_key) {
+        let dist = last - j;
+        if dist == 0 {
+            continue;
+        }
+        if !(4..=16).contains(&dist) {
+            break;
+        }
+        match cur.hands[side].relation(e.hands[side]) {
+            HandRelation::Equal => {
+                assert_eq!(scan.nearest_exact_back, Some(dist as u32));
+                return match scan.perpetual {
+                    Perpetual::None => "draw",
+                    Perpetual::ByOpponent => "win_perpetual_check_by_opponent",
+                    Perpetual::BySideToMove => "lose_perpetual_check_by_side_to_move",
+                    Perpetual::Unknown => panic!("no gaps in a replayed USI history"),
+                };
+            }
+            HandRelation::Superior => return "superior",
+            HandRelation::Inferior => return "inferior",
+            HandRelation::Incomparable => continue,
+        }
+    }
+    "none"
+}
+
+#[test]
+fn history_scan_matches_labels_and_cshogi_on_the_corpus() {
+    let lines = usi_lines();
+    assert_eq!(lines.len(), labels().len());
+    let mut history = GameHistory::new();
+    let mut via_codec = GameHistory::new();
+    let mut verdicts = [0usize; 3];
+    let mut perpetual = [0usize; 4];
+    for (i, (line, label)) in lines.iter().zip(labels()).enumerate() {
+        let (pos, scan) = replay(line, &mut history);
+        let want_sfen: Vec<&str> = label["sfen"]
+            .as_str()
+            .unwrap_or_default()
+            .split(' ')
+            .collect();
+        let got_sfen = pos.to_sfen();
+        let got: Vec<&str> = got_sfen.split(' ').collect();
+        assert_eq!(
+            got[..3],
+            want_sfen[..3],
+            "#{i}: replay reaches the labelled position"
+        );
+        // The codec's USI parser gives the same history.
+        let (last, h) = parse_usi_line(line).unwrap_or_else(|e| panic!("#{i}: {e}"));
+        assert_eq!(via_codec.load_usi(&h, &last), scan, "#{i}");
+        let rep = &label["repetition"];
+        let ctx = format!("#{i} {got_sfen}: {rep}");
+        assert_eq!(scan.exact, count(rep, "exact"), "{ctx}");
+        assert_eq!(scan.inferior, count(rep, "inferior"), "{ctx}");
+        assert_eq!(scan.superior, count(rep, "superior"), "{ctx}");
+        assert_eq!(scan.incomparable, count(rep, "incomparable"), "{ctx}");
+        assert_eq!(
+            scan.nearest_exact_back,
+            back(rep, "nearest_exact_back"),
+            "{ctx}"
+        );
+        assert_eq!(
+            scan.nearest_inferior_back,
+            back(rep, "nearest_inferior_back"),
+            "{ctx}"
+        );
+        let verdict = match scan.verdict(RepetitionSelect::ALL) {
+            Some(RepetitionKind::Exact) => "exact",
+            Some(RepetitionKind::Inferior) => "inferior",
+            None => "none",
+        };
+        assert_eq!(verdict, rep["verdict"], "{ctx}");
+        verdicts[match verdict {
+            "exact" => 0,
+            "inferior" => 1,
+            _ => 2,
+        }] += 1;
+        assert_eq!(cshogi_view(&history, &scan), rep["cshogi_is_draw"], "{ctx}");
+        if scan.exact > 0 {
+            perpetual[scan.perpetual as usize] += 1;
+        }
+    }
+    // Corpus README: exact 752 (cshogi draw 662, perpetual check 90), inferior 17.
+    assert_eq!(verdicts, [752, 17, 20_000 - 752 - 17]);
+    // cshogi: draw 662, lose_perpetual_check_by_side_to_move 47, win_..._by_opponent 43.
+    let idx = |p: Perpetual| perpetual[p as usize];
+    assert_eq!(idx(Perpetual::None), 662);
+    assert_eq!(idx(Perpetual::BySideToMove), 47);
+    assert_eq!(idx(Perpetual::ByOpponent), 43);
+    assert_eq!(idx(Perpetual::Unknown), 0);
+}
+
+fn play(pos: &mut Position, history: &mut GameHistory, moves: &str) -> RepetitionScan {
+    let mut scan = history.scan_last().unwrap_or_default();
+    for text in moves.split_whitespace() {
+        let m = Move::from_usi(text).unwrap_or_else(|| panic!("{text}"));
+        assert!(pos.is_legal(m), "{text} illegal in {}", pos.to_sfen());
+        pos.do_move(m);
+        scan = history.push_position(pos);
+    }
+    scan
+}
+
+#[test]
+fn four_move_cycle_is_an_exact_repetition() {
+    let mut pos = Position::startpos();
+    let mut h = GameHistory::new();
+    h.push_position(&pos);
+    let s = play(&mut pos, &mut h, "5i5h 5a5b 5h5i 5b5a");
+    assert_eq!(pos, Position::startpos());
+    assert_eq!((s.exact, s.inferior, s.nearest_exact_back), (1, 0, Some(4)));
+    assert_eq!(s.perpetual, Perpetual::None);
+    assert_eq!(s.occurrences(), 2);
+    // Round the cycle again: the third occurrence, nearest still 4 plies back.
+    let s = play(&mut pos, &mut h, "5i5h 5a5b 5h5i 5b5a");
+    assert_eq!(
+        (s.exact, s.nearest_exact_back, s.occurrences()),
+        (2, Some(4), 3)
+    );
+    assert_eq!(h.lookup(pos.board_key()).count(), 3);
+    // Selecting only `inferior` does not drop an exact repetition.
+    let only_inferior = RepetitionSelect {
+        exact: false,
+        inferior: true,
+    };
+    assert_eq!(s.verdict(only_inferior), None);
+    assert_eq!(
+        s.verdict(RepetitionSelect::ALL),
+        Some(RepetitionKind::Exact)
+    );
+}
+
+#[test]
+fn cycle_that_costs_a_pawn_is_inferior() {
+    // Seed 000: Black drops a pawn, White's gold takes it and walks home round 4c-4b while
+    // Black's king goes 4h-4i-5i: the same board and side, Black one pawn short.
+    let start = "4k4/4g4/9/9/9/9/9/9/4K4 b P 1";
+    let mut pos = sfen(start);
+    let mut h = GameHistory::new();
+    h.push_position(&pos);
+    let s = play(&mut pos, &mut h, "P*5c 5b5c 5i4h 5c4c 4h4i 4c4b 4i5i 4b5b");
+    assert_eq!(pos.to_sfen().split(' ').next(), start.split(' ').next());
+    assert_eq!((s.exact, s.inferior, s.superior), (0, 1, 0));
+    assert_eq!(s.nearest_inferior_back, Some(8));
+    assert_eq!(s.nearest_relation, Some(HandRelation::Inferior));
+    assert_eq!(
+        s.verdict(RepetitionSelect::ALL),
+        Some(RepetitionKind::Inferior)
+    );
+    let only_exact = RepetitionConfig {
+        enabled: true,
+        drop: vec![RepetitionKind::Exact],
+    };
+    assert_eq!(s.verdict(only_exact.select()), None);
+}
+
+#[test]
+fn perpetual_check_is_attributed_to_the_checker() {
+    // Black's rook checks on rank a and b in turn; White's king steps 1b-1a-1b.
+    let mut pos = sfen("R8/8k/9/9/9/9/9/9/K8 b - 1");
+    let mut h = GameHistory::new();
+    h.push_position(&pos);
+    let s = play(&mut pos, &mut h, "9a9b 1b1a 9b9a 1a1b");
+    assert_eq!((s.exact, s.nearest_exact_back), (1, Some(4)));
+    assert_eq!(
+        s.perpetual,
+        Perpetual::BySideToMove,
+        "Black to move gave every check"
+    );
+    let s = play(&mut pos, &mut h, "9a9b");
+    assert!(pos.in_check());
+    assert_eq!(
+        s.perpetual,
+        Perpetual::ByOpponent,
+        "White to move received every check"
+    );
+    // A quiet move inside the cycle breaks the perpetual.
+    let mut pos = sfen("R8/8k/9/9/9/9/9/9/K8 b - 1");
+    h.clear();
+    h.push_position(&pos);
+    let s = play(&mut pos, &mut h, "9a9b 1b1a 9i8i 1a2a 8i9i 2a1a 9b9a 1a1b");
+    assert_eq!((s.exact, s.perpetual), (1, Perpetual::None));
+}
+
+#[test]
+fn history_entry_reads_the_side_from_the_board_key() {
+    let mut pos = Position::startpos();
+    let e = HistoryEntry::of(&pos);
+    assert_eq!(e.side_to_move(), pos.side_to_move());
+    pos.do_move(Move::from_usi("7g7f").unwrap_or_else(|| panic!()));
+    assert_eq!(HistoryEntry::of(&pos).side_to_move(), pos.side_to_move());
+    let cfg: RepetitionConfig =
+        serde_json::from_str(r#"{"drop":["inferior"]}"#).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        cfg.select(),
+        RepetitionSelect {
+            exact: false,
+            inferior: true
+        }
+    );
+    assert!(serde_json::from_str::<RepetitionConfig>(r#"{"drop":["superior"]}"#).is_err());
+}
+
+#[test]
+fn psv_game_plies_with_gaps_and_new_games() {
+    // The perpetual-check cycle of the test above, fed as psv records with their gamePly.
+    let mut pos = sfen("R8/8k/9/9/9/9/9/9/K8 b - 1");
+    let mut states = vec![HistoryEntry::of(&pos)];
+    for text in "9a9b 1b1a 9b9a 1a1b".split_whitespace() {
+        pos.do_move(Move::from_usi(text).unwrap_or_else(|| panic!("{text}")));
+        states.push(HistoryEntry::of(&pos));
+    }
+    let mut h = GameHistory::new();
+    let mut last = RepetitionScan::default();
+    for (ply, e) in (10..).zip(&states) {
+        last = h.push_at(*e, ply);
+    }
+    assert_eq!((last.exact, last.nearest_exact_back), (1, Some(4)));
+    assert_eq!(last.perpetual, Perpetual::BySideToMove);
+    // Ply 12 missing from the file: distances stay in plies, the checker is unknown.
+    h.clear();
+    for (ply, e) in [(10, 0), (11, 1), (13, 3), (14, 4)] {
+        last = h.push_at(states[e], ply);
+    }
+    assert_eq!((last.exact, last.nearest_exact_back), (1, Some(4)));
+    assert_eq!(last.perpetual, Perpetual::Unknown);
+    // A gamePly that does not increase starts a new game: no repetition with the old one.
+    last = h.push_at(states[4], 1);
+    assert_eq!((last.exact, h.len()), (0, 1));
+}
+
+/// The teacher psv (655 whole games in game order, tests/data/codec) fed record by record
+/// with `push_at(gamePly)`: games split where teacher.games.jsonl says, and each game's last
+/// position agrees with how the game ended (sennichite: 4th occurrence, no perpetual;
+/// perpetual check: 4th occurrence with the loser as the checker; anything else: fewer).
+#[test]
+fn teacher_psv_game_endings() {
+    use posfilter::codec::psfen::{decode_psfen, psv_game_ply};
+    use posfilter::shogi::Color;
+    let bytes = std::fs::read(crate::support::data("codec/teacher.psv.zst"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let psv = zstd::decode_all(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+    let games = crate::support::jsonl("codec/teacher.games.jsonl");
+    let mut h = GameHistory::new();
+    let mut scans = Vec::with_capacity(psv.len() / 40);
+    let mut starts = Vec::new();
+    for rec in psv.chunks_exact(40) {
+        let head: &[u8; 32] = rec[..32].try_into().unwrap_or_else(|e| panic!("{e}"));
+        let pos = decode_psfen(head).unwrap_or_else(|e| panic!("{e}"));
+        let ply = psv_game_ply(rec).unwrap_or_default() as u32;
+        scans.push((pos.side_to_move(), h.push_at(HistoryEntry::of(&pos), ply)));
+        if h.len() == 1 {
+            starts.push(scans.len() - 1);
+        }
+    }
+    let want_starts: Vec<usize> = games
+        .iter()
+        .map(|g| g["first_record"].as_u64().unwrap_or(0) as usize)
+        .collect();
+    assert_eq!(starts.len(), want_starts.len(), "games found from gamePly");
+    assert!(starts == want_starts, "game boundaries from gamePly");
+    let (mut sennichite, mut perpetual) = (0, 0);
+    for g in &games {
+        let last = (g["first_record"].as_u64().unwrap_or(0) + g["records"].as_u64().unwrap_or(0))
+            as usize
+            - 1;
+        let (side, scan) = scans[last];
+        let reason = g["end_reason"].as_str().unwrap_or_default();
+        let ctx = format!("{g} {scan:?}");
+        // One real record (mog-core-scala kif/game/010.kif) says %SENNICHITE although its
+        // final position occurs only once (corpus games.meta.jsonl: final_occurrences 1).
+        let source = g["source"].as_str().unwrap_or_default();
+        if source.ends_with("kif/game/010.kif") {
+            assert_eq!(scan.occurrences(), 1, "{ctx}");
+            continue;
+        }
+        if reason.starts_with("sennichite") {
+            sennichite += 1;
+            assert_eq!(scan.occurrences(), 4, "{ctx}");
+            assert_eq!(scan.perpetual, Perpetual::None, "{ctx}");
+        } else if reason.starts_with("perpetual_check") {
+            perpetual += 1;
+            assert_eq!(scan.occurrences(), 4, "{ctx}");
+            let winner = match g["winner"].as_str() {
+                Some("black") => Color::Black,
+                _ => Color::White,
+            };
+            let want = if winner == side {
+                Perpetual::ByOpponent
+            } else {
+                Perpetual::BySideToMove
+            };
+            assert_eq!(scan.perpetual, want, "{ctx}");
+        } else {
+            assert!(scan.occurrences() < 4, "{ctx}");
+        }
+    }
+    assert_eq!((sennichite, perpetual), (71, 10));
+}

@@ -1,0 +1,594 @@
+//! End-to-end tests of `posfilter run`, driving the binary in a temporary directory:
+//! every input format plain and zstd-compressed, decisions against the corpus labels
+//! (cshogi), 1 vs 2 threads byte-identical, repetition from real move sequences in usi and
+//! psv form, truncated and garbage records, and the promised config errors.
+
+use crate::support::{data, jsonl, run_bin, TempDir};
+use posfilter::codec::{self, Format};
+use posfilter::shogi::{Move, Position};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
+fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
+    let paths: Vec<String> = inputs
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect();
+    let text = format!(
+        "[input]\npaths = [{}]\n\n[output]\ndir = \"out\"\ncompression = \"none\"\n\n{extra}\n",
+        paths.join(", ")
+    );
+    let path = dir.join("pipeline.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let (ok, _out, err) = run_bin(args);
+    assert!(ok, "posfilter {args:?} failed:\n{err}");
+    err
+}
+
+fn report(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
+}
+
+/// index -> decision for every record in audit.jsonl and rejected.jsonl that is not kept
+/// (the audit also lists kept records tagged with an open entering-king path).
+fn decisions(out: &Path) -> BTreeMap<u64, String> {
+    let mut m = BTreeMap::new();
+    for name in ["audit.jsonl", "rejected.jsonl"] {
+        let text = std::fs::read_to_string(out.join(name)).unwrap_or_default();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            m.insert(
+                v["index"].as_u64().unwrap(),
+                v["decision"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    m
+}
+
+fn reconciles(r: &Value) -> u64 {
+    let rec = &r["records"];
+    let dropped: u64 = rec["dropped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    let input = rec["input"].as_u64().unwrap();
+    assert_eq!(
+        input,
+        rec["kept"].as_u64().unwrap() + dropped + rec["rejected"].as_u64().unwrap()
+    );
+    input
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines().take(n).map(|l| format!("{l}\n")).collect()
+}
+
+/// Every file of `a` equals the same file of `b`, report.json (timings) and `skip` excepted.
+fn same_outputs(a: &Path, b: &Path, skip: &[&str]) {
+    let list = |d: &Path| {
+        let mut v: Vec<String> = walk(d)
+            .into_iter()
+            .map(|p| p.strip_prefix(d).unwrap().display().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let (la, lb) = (list(a), list(b));
+    assert_eq!(la, lb, "different file sets");
+    for rel in la
+        .iter()
+        .filter(|r| *r != "report.json" && !skip.contains(&r.as_str()))
+    {
+        let (x, y) = (
+            std::fs::read(a.join(rel)).unwrap(),
+            std::fs::read(b.join(rel)).unwrap(),
+        );
+        if rel.ends_with(".jsonl") {
+            assert_eq!(
+                without_file_names(&x),
+                without_file_names(&y),
+                "{rel} differs"
+            );
+        } else {
+            assert!(x == y, "{rel} differs");
+        }
+    }
+}
+
+/// JSON lines with the input file name removed (it differs between in.x and in.x.zst).
+fn without_file_names(bytes: &[u8]) -> Vec<Value> {
+    let text = std::str::from_utf8(bytes).unwrap();
+    text.lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("file");
+            }
+            v
+        })
+        .collect()
+}
+
+fn walk(d: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn one_and_two_threads_write_identical_bytes() {
+    let dir = TempDir::new("threads");
+    let psfen = dir.join("a.psfen");
+    std::fs::write(
+        &psfen,
+        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..1500 * 32],
+    )
+    .unwrap();
+    let psv = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv");
+    let cfg = config(
+        &dir,
+        &[&psfen, &psv],
+        "[workers]\nbatch_records = 64\n[filter.mate]\nnodes = 3000\n",
+    );
+    let (o1, o2) = (dir.join("o1"), dir.join("o2"));
+    run_ok(&[
+        "run",
+        &cfg,
+        "--threads",
+        "1",
+        "--out",
+        o1.to_str().unwrap(),
+        "--quiet",
+    ]);
+    run_ok(&[
+        "run",
+        &cfg,
+        "--threads",
+        "2",
+        "--out",
+        o2.to_str().unwrap(),
+        "--quiet",
+    ]);
+    same_outputs(&o1, &o2, &[]);
+    let r = report(&o2);
+    assert_eq!(reconciles(&r), 1500 + 3012);
+    assert_eq!(r["threads"], 2);
+}
+
+#[test]
+fn every_format_plain_and_zst_gives_the_same_decisions() {
+    let dir = TempDir::new("formats");
+    let n = 400;
+    let usi_all =
+        zstd::decode_all(&std::fs::read(data("filter/startpos.usi.zst")).unwrap()[..]).unwrap();
+    let usi = first_lines(std::str::from_utf8(&usi_all).unwrap(), n);
+    let sfen = first_lines(
+        &std::fs::read_to_string(data("pipeline/startpos.sfen")).unwrap(),
+        n,
+    );
+    let psfen = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..n * 32].to_vec();
+    let hcp = std::fs::read(data("pipeline/startpos.hcp")).unwrap()[..n * 32].to_vec();
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("sfen", sfen.into_bytes()),
+        ("usi", usi.into_bytes()),
+        ("psfen", psfen.clone()),
+        ("hcp", hcp),
+    ];
+    let mut by_format = BTreeMap::new();
+    for (ext, bytes) in &inputs {
+        for zst in [false, true] {
+            let name = if zst {
+                format!("in.{ext}.zst")
+            } else {
+                format!("in.{ext}")
+            };
+            let path = dir.join(&name);
+            let body = if zst {
+                zstd::encode_all(&bytes[..], 3).unwrap()
+            } else {
+                bytes.clone()
+            };
+            std::fs::write(&path, body).unwrap();
+            let out = dir.join(&format!("out-{name}"));
+            let cfg = config(
+                &dir,
+                &[&path],
+                "[filter.mate]\nnodes = 2000\n[filter.dedup]\nenabled = false\n",
+            );
+            run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+            let r = report(&out);
+            assert_eq!(reconciles(&r), n as u64, "{name}");
+            assert_eq!(r["inputs"][0]["format"], *ext, "{name}");
+            by_format.insert(name, (decisions(&out), out));
+        }
+    }
+    // Compression changes nothing: every output file is identical (the audit up to the input
+    // file's name, so the manifest's checksum of it differs).
+    for (ext, _) in &inputs {
+        same_outputs(
+            &by_format[&format!("in.{ext}")].1,
+            &by_format[&format!("in.{ext}.zst")].1,
+            &["manifest.json"],
+        );
+    }
+    // The same positions decide the same way whatever the encoding; usi additionally knows
+    // the game history, so it may only add repetition drops.
+    let sfen_d = &by_format["in.sfen"].0;
+    assert_eq!(&by_format["in.psfen"].0, sfen_d);
+    assert_eq!(&by_format["in.hcp"].0, sfen_d);
+    let usi_d = &by_format["in.usi"].0;
+    for (i, d) in usi_d {
+        if d != "repetition" {
+            assert_eq!(sfen_d.get(i), Some(d), "usi record {i}");
+        }
+    }
+    // Kept psfen records are the input bytes, unchanged, in input order.
+    let kept = std::fs::read(by_format["in.psfen"].1.join("kept/part-00000.psfen")).unwrap();
+    let expected: Vec<u8> = (0..n)
+        .filter(|i| !sfen_d.contains_key(&(*i as u64)))
+        .flat_map(|i| psfen[i * 32..i * 32 + 32].to_vec())
+        .collect();
+    assert_eq!(kept, expected);
+}
+
+#[test]
+fn decisions_agree_with_cshogi_labels() {
+    // The first 3,000 corpus start positions at the oracle's budget (100,000 nodes).
+    let dir = TempDir::new("labels");
+    let n = 3000;
+    let psfen = dir.join("in.psfen");
+    std::fs::write(
+        &psfen,
+        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..n * 32],
+    )
+    .unwrap();
+    let cfg = config(
+        &dir,
+        &[&psfen],
+        "[filter.mate]\nnodes = 100000\n[filter.dedup]\nenabled = false\n",
+    );
+    let out = dir.join("out");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let d = decisions(&out);
+    let mut checked = [0usize; 4];
+    for label in jsonl("pipeline/labels.jsonl").iter().take(n) {
+        let i = label["i"].as_u64().unwrap();
+        let ours = d.get(&i).map(String::as_str).unwrap_or("keep");
+        if ours == "declaration" {
+            continue; // decided before the mate stage (the label file has the 27-point verdicts)
+        }
+        if label["checkmated"] == true {
+            assert_eq!(ours, "checkmated", "record {i}");
+            checked[0] += 1;
+        } else if label["in_check"] == true {
+            match label["andnode"].as_str() {
+                Some("mated") => assert_eq!(ours, "mated", "record {i}: cshogi proves mated"),
+                Some("not_mated") => {
+                    assert_eq!(ours, "keep", "record {i}: cshogi proves not mated")
+                }
+                _ => continue,
+            }
+            checked[1] += 1;
+        } else {
+            match label["dfpn_100k"].as_str() {
+                Some("mate") => assert_eq!(ours, "mate", "record {i}: cshogi proves mate"),
+                Some("no_mate") => assert_eq!(ours, "keep", "record {i}: cshogi proves no mate"),
+                _ => continue,
+            }
+            checked[2] += 1;
+        }
+    }
+    assert!(
+        checked[0] >= 70 && checked[1] >= 150 && checked[2] >= 2500,
+        "{checked:?}"
+    );
+    // Every reported mate carries a PV whose length is its plies.
+    for line in std::fs::read_to_string(out.join("mates.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            v["pv"].as_array().unwrap().len() as u64,
+            v["plies"].as_u64().unwrap()
+        );
+    }
+}
+
+/// The positions of a USI line, start first.
+fn replay(line: &str) -> Vec<Position> {
+    let (start, moves) = match line.split_once(" moves ") {
+        Some((s, m)) => (s, m.split_whitespace().collect::<Vec<_>>()),
+        None => (line, vec![]),
+    };
+    let mut pos = Position::from_sfen(start.strip_prefix("sfen ").unwrap_or(start)).unwrap();
+    let mut out = vec![pos.clone()];
+    for m in moves {
+        let mv = Move::from_usi(m).unwrap();
+        assert!(pos.is_legal(mv), "{m}");
+        pos.do_move(mv);
+        out.push(pos.clone());
+    }
+    out
+}
+
+#[test]
+fn repetition_from_real_move_sequences_in_usi_and_psv() {
+    // A four-move cycle back to the start position (exact), and seed 000's cycle that leaves
+    // the side to move a pawn short (inferior): drop with check, king takes, both kings
+    // step away and back.
+    let exact = "startpos moves 2h3h 8b7b 3h2h 7b8b";
+    let inferior = "sfen 4k4/9/9/9/9/9/9/9/4K4 b P 1 moves P*5b 5a5b 5i4i 5b4b 4i5i 4b5a";
+    let dir = TempDir::new("repetition");
+    // usi: each line is a record whose final position is judged against its own history.
+    let usi = dir.join("cycles.usi");
+    std::fs::write(
+        &usi,
+        format!("{exact}\n{inferior}\nstartpos moves 2h3h 8b7b\n"),
+    )
+    .unwrap();
+    // psv: the same games as records in game order (gamePly increasing).
+    let psv = dir.join("cycles.psv");
+    let mut bytes = Vec::new();
+    for line in [exact, inferior] {
+        for (ply, pos) in replay(line).iter().enumerate() {
+            let mut p = pos.clone();
+            p.set_ply(ply as u32 + 1);
+            codec::encode(Format::Psv, &p, None, &mut bytes).unwrap();
+        }
+    }
+    std::fs::write(&psv, bytes).unwrap();
+    let cfg = config(
+        &dir,
+        &[&usi, &psv],
+        "[filter.mate]\nenabled = false\n[filter.dedup]\nenabled = false\n",
+    );
+    let out = dir.join("out");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let audit: Vec<Value> = std::fs::read_to_string(out.join("audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rep: BTreeMap<u64, String> = audit
+        .iter()
+        .filter(|v| v["decision"] == "repetition")
+        .map(|v| {
+            (
+                v["index"].as_u64().unwrap(),
+                v["detail"]["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // usi records 0, 1 repeat; record 2 does not. psv: records 3..8 are the exact game
+    // (5 positions, the last repeats the first), 8..15 the inferior game (7 positions).
+    let expected: BTreeMap<u64, String> = [
+        (0, "exact"),
+        (1, "inferior"),
+        (7, "exact"),
+        (14, "inferior"),
+    ]
+    .into_iter()
+    .map(|(i, k)| (i, k.to_string()))
+    .collect();
+    assert_eq!(rep, expected);
+    let r = report(&out);
+    assert_eq!(r["records"]["dropped"]["repetition"], 4);
+    assert_eq!(reconciles(&r), 3 + 5 + 7);
+}
+
+#[test]
+fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
+    let dir = TempDir::new("reject");
+    let mut bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..10 * 32].to_vec();
+    bytes.extend_from_slice(&[0xff; 32]); // does not decode
+    bytes.extend_from_slice(&[1, 2, 3, 4, 5]); // a truncated tail
+    let path = dir.join("bad.psfen");
+    std::fs::write(&path, bytes).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let out = dir.join("out");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rejected.len(), 2);
+    assert_eq!(
+        (
+            rejected[0]["index"].as_u64(),
+            rejected[0]["offset"].as_u64()
+        ),
+        (Some(10), Some(320))
+    );
+    assert_eq!(
+        (
+            rejected[1]["index"].as_u64(),
+            rejected[1]["offset"].as_u64()
+        ),
+        (Some(11), Some(352))
+    );
+    assert!(rejected[1]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("truncated"));
+    assert_eq!(rejected[0]["raw"].as_str().unwrap(), "ff".repeat(32));
+    let r = report(&out);
+    assert_eq!(reconciles(&r), 12);
+    assert_eq!(r["records"]["rejected"], 2);
+}
+
+#[test]
+fn bad_configs_name_the_key_the_line_and_the_choices() {
+    let dir = TempDir::new("config");
+    let cases = [
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\nshards = 3\n",
+            &["shards", "line 4", "shard_records"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\ncompression = \"gzip\"\n",
+            &["gzip", "line 4", "zstd"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.declaration]\nrule = \"25\"\n",
+            &["rule", "line 4", "csa27"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\ntable_mb = 0\n",
+            &["workers.table_mb"][..],
+        ),
+        (
+            "[input]\npaths = [\"missing-*.psv\"]\n",
+            &["missing-*.psv", "matches no file"][..],
+        ),
+    ];
+    for (text, needles) in cases {
+        let path = dir.join("pipeline.toml");
+        std::fs::write(&path, text).unwrap();
+        let (ok, _, err) = run_bin(&["run", path.to_str().unwrap(), "--quiet"]);
+        assert!(!ok, "{text}");
+        for needle in needles {
+            assert!(
+                err.contains(needle),
+                "{text}\nmissing {needle:?} in:\n{err}"
+            );
+        }
+    }
+}
+
+/// The left-right mirror image of a position (built square by square).
+fn mirror(pos: &Position) -> Position {
+    let mut board = [None; 81];
+    for sq in posfilter::shogi::Square::all() {
+        board[sq.mirror().index()] = pos.piece_on(sq);
+    }
+    Position::from_parts(board, pos.hands(), pos.side_to_move(), pos.ply()).unwrap()
+}
+
+#[test]
+fn dedup_against_earlier_records_reference_pools_and_mirrors() {
+    let dir = TempDir::new("dedup");
+    let sfens: Vec<String> = std::fs::read_to_string(data("pipeline/startpos.sfen"))
+        .unwrap()
+        .lines()
+        .take(40)
+        .map(String::from)
+        .collect();
+    // Three distinct positions without left-right symmetry.
+    let picks: Vec<Position> = sfens
+        .iter()
+        .map(|s| Position::from_sfen(s).unwrap())
+        .filter(|p| mirror(p) != *p)
+        .take(3)
+        .collect();
+    let enc = |positions: &[&Position]| {
+        let mut v = Vec::new();
+        for p in positions {
+            codec::encode(Format::Psfen, p, None, &mut v).unwrap();
+        }
+        v
+    };
+    let m1 = mirror(&picks[1]);
+    let input = dir.join("in.psfen");
+    std::fs::write(
+        &input,
+        enc(&[&picks[0], &picks[1], &picks[2], &picks[0], &m1]),
+    )
+    .unwrap();
+    let pool = dir.join("pool.psfen");
+    std::fs::write(&pool, enc(&[&picks[2]])).unwrap();
+    for mirror_on in [false, true] {
+        let extra = format!(
+            "[filter.mate]\nenabled = false\n[filter.dedup]\nmirror = {mirror_on}\nreference = [{:?}]\n",
+            pool.display().to_string()
+        );
+        let cfg = config(&dir, &[&input], &extra);
+        let out = dir.join(&format!("out-{mirror_on}"));
+        run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+        let audit: BTreeMap<u64, Value> = std::fs::read_to_string(out.join("audit.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|v| (v["index"].as_u64().unwrap(), v))
+            .collect();
+        assert_eq!(audit[&2]["decision"], "duplicate");
+        assert_eq!(audit[&2]["detail"]["reference"], true);
+        assert_eq!(audit[&3]["decision"], "duplicate");
+        assert_eq!(audit[&3]["detail"]["first_index"], 0);
+        assert_eq!(
+            audit.contains_key(&4),
+            mirror_on,
+            "the mirror image of record 1"
+        );
+        if mirror_on {
+            assert_eq!(audit[&4]["detail"]["first_index"], 1);
+        }
+        assert_eq!(
+            report(&out)["records"]["kept"],
+            if mirror_on { 2 } else { 3 }
+        );
+    }
+}
+
+#[test]
+fn illegal_move_fields_are_kept_cleared_or_rejected() {
+    let dir = TempDir::new("movefield");
+    let mut psv = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv"))
+        .unwrap()[..20 * 40]
+        .to_vec();
+    // Record 5's move field becomes R*5e (YaneuraOu Move16; read as Apery move16 it is
+    // 1g5e+): no rook in hand at ply 6 and nothing on 1g can go there, so neither reading is
+    // legal.
+    let bad: u16 = 0x4000 | (6 << 7) | 40;
+    let pos5 = codec::decode(Format::Psv, &psv[200..240]).unwrap().position;
+    assert!(!pos5.is_legal(Move::from_yo16(bad).unwrap()));
+    assert!(Move::from_apery16(bad).is_none_or(|m| !pos5.is_legal(m)));
+    psv[200 + 34..200 + 36].copy_from_slice(&bad.to_le_bytes());
+    let input = dir.join("in.psv");
+    std::fs::write(&input, &psv).unwrap();
+    for policy in ["keep", "clear", "reject"] {
+        let extra = format!("[filter]\nmove_field = \"{policy}\"\n[filter.mate]\nenabled = false\n[filter.dedup]\nenabled = false\n[filter.repetition]\nenabled = false\n");
+        let cfg = config(&dir, &[&input], &extra);
+        let out = dir.join(&format!("out-{policy}"));
+        run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+        let r = report(&out);
+        assert_eq!(r["move_field"]["illegal"], 1, "{policy}");
+        let kept = std::fs::read(out.join("kept/part-00000.psv")).unwrap();
+        match policy {
+            "keep" => assert_eq!(kept, psv),
+            "clear" => {
+                assert_eq!(r["move_field"]["cleared"], 1);
+                assert_eq!(kept.len(), psv.len());
+                assert_eq!(&kept[200 + 34..200 + 36], &[0, 0]);
+                assert_eq!(&kept[..234], &psv[..234]);
+                assert_eq!(&kept[236..], &psv[236..]);
+            }
+            _ => {
+                assert_eq!(r["records"]["rejected"], 1);
+                assert_eq!(kept.len(), psv.len() - 40);
+                let rej = std::fs::read_to_string(out.join("rejected.jsonl")).unwrap();
+                assert!(
+                    rej.contains("\"index\":5") && rej.contains("move field"),
+                    "{rej}"
+                );
+            }
+        }
+    }
+}
