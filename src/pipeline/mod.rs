@@ -107,6 +107,9 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let threads = config.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        // df-pn recurses once per ply of the search path; give workers the headroom of a
+        // main thread and more, whatever the platform default for spawned threads.
+        .stack_size(64 << 20)
         .build()
         .map_err(|e| PipelineError::Pool(e.to_string()))?;
     // One worker per pool thread, indexed by rayon's thread index (rayon's `map_init` may
