@@ -4,6 +4,7 @@
 
 use anyhow::{Context, Result};
 use posfilter::codec::{self, Format, GameResult, TeacherFields};
+use posfilter::filter::declaration::{open_path_info, OpenPathStats};
 use posfilter::io::batch::{batches_of, BatchOptions};
 use posfilter::io::input::detect;
 use posfilter::shogi::{Color, PieceType};
@@ -33,6 +34,8 @@ struct Stats {
     move_illegal: u64,
     move_other_encoding: u64,
     tail: Option<serde_json::Value>,
+    /// Entering-king open paths (seed 004) of both kings.
+    open_path: OpenPathStats,
 }
 
 /// Runs `inspect` on `path`.
@@ -70,6 +73,7 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
                     st.decoded += 1;
                     st.side[pos.side_to_move().index()] += 1;
                     st.in_check += pos.in_check() as u64;
+                    st.open_path.add(&open_path_info(pos));
                     *st.pieces_on_board
                         .entry(pos.occupied().count())
                         .or_default() += 1;
@@ -171,6 +175,7 @@ fn report(
         "pieces_on_board": {"min": (st.decoded > 0).then_some(min), "max": (st.decoded > 0).then_some(max), "mean": mean,
             "histogram": st.pieces_on_board.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>()},
         "hands": {"records_with_pieces_in_hand": st.with_hand, "black": hand(0), "white": hand(1)},
+        "entering_king": st.open_path,
         "moves": teacher.then(|| json!({
             "legal": st.move_legal, "illegal": st.move_illegal, "none": st.move_none,
             "legal_in_other_encoding": st.move_other_encoding})),
@@ -217,6 +222,14 @@ fn report(
         writeln!(e, "hand {name:5}  {}", parts.join(", "))?;
     }
     writeln!(e, "records with pieces in hand  {}", st.with_hand)?;
+    let op = &st.open_path;
+    for (c, name) in [(0, "black"), (1, "white")] {
+        writeln!(
+            e,
+            "king {name:5}  open path into the enemy camp {}, already in it {}, closed {}",
+            op.open[c], op.in_camp[c], op.closed[c]
+        )?;
+    }
     if teacher {
         writeln!(
             e,

@@ -320,3 +320,34 @@ fn attack_map_matches_per_square_attackers_on_every_corpus_position() {
         }
     }
 }
+
+#[test]
+fn inspect_reports_open_paths_as_the_breadth_first_search_counts() {
+    // `posfilter inspect --json` on the first 5,000 corpus positions (PackedSfen) against the
+    // BFS reference on the same positions.
+    let path = crate::support::data("pipeline/startpos.psfen");
+    let (ok, out, err) = crate::support::run_bin(&["inspect", path.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ek = &v["entering_king"];
+    let mut open = [0u64; 2];
+    let mut in_camp = [0u64; 2];
+    let mut closed = [0u64; 2];
+    for pos in positions().iter().take(5000) {
+        for color in Color::ALL {
+            let want = bfs_reference(pos, color);
+            let c = color.index();
+            match (want.in_camp, want.files != 0) {
+                (true, _) => in_camp[c] += 1,
+                (false, true) => open[c] += 1,
+                (false, false) => closed[c] += 1,
+            }
+        }
+    }
+    assert_eq!(ek["positions"], 5000);
+    for c in 0..2 {
+        assert_eq!(ek["open"][c], open[c]);
+        assert_eq!(ek["in_camp"][c], in_camp[c]);
+        assert_eq!(ek["closed"][c], closed[c]);
+    }
+}
