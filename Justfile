@@ -26,3 +26,9 @@ fuzz target="decode_binary":
 # codec bench incl. the cshogi peer (needs `pip install cshogi==1.1.0 numpy`)
 bench-codec:
     cargo bench --bench codec
+
+# end-to-end timings: 1 vs 2 threads, the cshogi DfPn loop, mate filter off vs raw read
+# (needs `pip install cshogi==1.1.0 numpy`; FILE is a PackedSfen file)
+bench-pipeline file="data/startpos.psfen":
+    cargo build --release
+    python3 benches/pipeline_compare.py {{file}}
