@@ -13,6 +13,7 @@
 //!   on any doubt it defers to `validate`, so its error is the one `validate` reports.
 
 use super::Position;
+use crate::shogi::attacks;
 use crate::shogi::bitboard::Bitboard;
 use crate::shogi::hand::Hand;
 use crate::shogi::types::{Color, Piece, PieceType, Square};
@@ -98,8 +99,11 @@ impl Position {
         self.hand_key = hand_key;
         debug_assert_eq!((self.board_key, self.hand_key), self.computed_keys());
         let us = self.side_to_move();
-        let occ = self.occupied();
-        self.checkers = self.attackers_to(us.flip(), self.king_square(us), occ);
+        self.checkers = self.attackers_branchless(us.flip(), self.king_square(us));
+        debug_assert_eq!(
+            self.checkers,
+            self.attackers_to(us.flip(), self.king_square(us), self.occupied())
+        );
         let mut dead = Bitboard::EMPTY;
         let mut doubled = false;
         for c in Color::ALL {
@@ -108,11 +112,48 @@ impl Position {
             dead |= self.pieces(c, PieceType::Knight) & Bitboard::forward_ranks(c, 2);
             doubled |= two_on_a_file(pawns);
         }
-        if dead.is_nonempty() || doubled || self.is_attacked(us, self.king_square(us.flip())) {
+        let attacked = self.attackers_branchless(us, self.king_square(us.flip()));
+        if dead.is_nonempty() || doubled || attacked.is_nonempty() {
             return self.validate();
         }
         debug_assert_eq!(self.validate(), Ok(()));
         Ok(())
+    }
+
+    /// `by`'s pieces attacking `sq`: the same set as [`Position::attackers_to`] with the
+    /// current occupancy, without data-dependent branches. On each of the 8 rays from `sq`
+    /// the nearest occupied square is isolated (lowest bit on rays of growing index, highest
+    /// bit on the others) and kept if it holds a slider that moves along that ray.
+    #[inline(always)]
+    fn attackers_branchless(&self, by: Color, sq: Square) -> Bitboard {
+        let them = by.flip();
+        let bt = |pt: PieceType| self.by_type[pt.index()];
+        let kings = bt(PieceType::King) | bt(PieceType::Horse) | bt(PieceType::Dragon);
+        let steps = (attacks::pawn(them, sq) & bt(PieceType::Pawn))
+            | (attacks::knight(them, sq) & bt(PieceType::Knight))
+            | (attacks::silver(them, sq) & bt(PieceType::Silver))
+            | (attacks::gold(them, sq) & self.golds())
+            | (attacks::king(sq) & kings);
+        let occ = self.occupied().bits();
+        let rooks = (bt(PieceType::Rook) | bt(PieceType::Dragon)).bits();
+        let bishops = (bt(PieceType::Bishop) | bt(PieceType::Horse)).bits();
+        let lances = bt(PieceType::Lance).bits();
+        // A Black lance attacks `sq` from below it (direction 1), a White one from above (0).
+        let lance_dir = 1 - by.index();
+        let mut sliders = 0u128;
+        for dir in 0..8 {
+            let on_ray = attacks::ray(dir, sq).bits() & occ;
+            let nearest = if dir & 1 == 1 {
+                on_ray & on_ray.wrapping_neg()
+            } else {
+                // `& 127` only matters for an empty ray, which the final `& on_ray` clears.
+                ((1u128 << 127) >> (on_ray.leading_zeros() & 127)) & on_ray
+            };
+            let lance_mask = ((dir == lance_dir) as u128).wrapping_neg();
+            let movers = if dir < 4 { rooks } else { bishops } | (lances & lance_mask);
+            sliders |= nearest & movers;
+        }
+        (steps | Bitboard::from_bits(sliders)) & self.pieces_of(by)
     }
 }
 
