@@ -22,7 +22,7 @@
 //! - Encoding writes hands in the order P L N S G B R, Black first, then the box pieces in
 //!   the same order: the bytes of cshogi / YaneuraOu / rsshogi.
 
-use super::bits::{build_table, BitReader, BitWriter, DecodeTable};
+use super::bits::{build_table, BitWriter, DecodeTable};
 use super::CodecError;
 use crate::shogi::{Color, Hand, Piece, PieceType, Position, Square};
 
@@ -51,8 +51,9 @@ pub(crate) const WRITE_ORDER: [PieceType; 7] = [
 
 /// The code tables of one format.
 pub(crate) struct Scheme {
-    /// Board decode table: symbol = the piece (None = empty square).
-    pub board: DecodeTable<Option<Piece>>,
+    /// Board run table: the empty squares and the piece that the next [`RUN_BITS`] bits
+    /// start with.
+    pub runs: [RunEntry; 1 << RUN_BITS],
     /// Suffix decode table: symbol = [`suffix`].
     pub suffix: DecodeTable<u8>,
     /// Board code `(code, width)` per `Piece::index()` (width 0: not encodable, i.e. kings).
@@ -61,6 +62,69 @@ pub(crate) struct Scheme {
     pub hand_code: [[(u32, u8); 7]; 2],
     /// Box code per `PieceType` index (0..7).
     pub box_code: [(u32, u8); 7],
+}
+
+/// Stream bits that index [`Scheme::runs`].
+pub(crate) const RUN_BITS: u32 = 11;
+const RUN_MASK: u64 = (1 << RUN_BITS) - 1;
+/// Run steps per refill: each consumes at most `RUN_BITS` and a refill leaves at least 56.
+const RUN_STEPS: usize = 5;
+const _: () = assert!(RUN_STEPS as u32 * RUN_BITS <= 56);
+
+/// One entry of [`Scheme::runs`]: the next bits start with `zeros` empty squares (0 bits),
+/// then the code of `piece` if it lies wholly within the `RUN_BITS` bits. `bits` is what to
+/// consume: `zeros` plus the code's width, or just `zeros` when no whole code follows (the
+/// next lookup decodes it); `bits == 0` means the bits after the zeros start no code.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunEntry {
+    /// The piece after the empty squares, if its code is complete within the index bits.
+    pub piece: Option<Piece>,
+    /// Leading empty squares.
+    pub zeros: u8,
+    /// Bits to consume; 0 = bad code.
+    pub bits: u8,
+}
+
+/// Builds the run table from the 8-bit board table (compile time).
+const fn build_runs(board: &DecodeTable<Option<Piece>>) -> [RunEntry; 1 << RUN_BITS] {
+    let mut t = [RunEntry {
+        piece: None,
+        zeros: 0,
+        bits: 0,
+    }; 1 << RUN_BITS];
+    let mut i = 0;
+    while i < t.len() {
+        let zeros = if i == 0 {
+            RUN_BITS
+        } else {
+            (i as u32).trailing_zeros()
+        };
+        let left = RUN_BITS - zeros; // bits after the zeros that are real stream bits
+        let e = board[(i >> zeros) & 0xff];
+        t[i] = if left > 0 && e.len > 0 && e.len as u32 <= left {
+            RunEntry {
+                piece: e.sym,
+                zeros: zeros as u8,
+                bits: (zeros + e.len as u32) as u8,
+            }
+        } else if left >= 8 {
+            // A whole byte after the zeros starts no code: a bad code.
+            RunEntry {
+                piece: None,
+                zeros: zeros as u8,
+                bits: 0,
+            }
+        } else {
+            // Too few bits left for the code: consume the zeros (at least one) only.
+            RunEntry {
+                piece: None,
+                zeros: zeros as u8,
+                bits: zeros as u8,
+            }
+        };
+        i += 1;
+    }
+    t
 }
 
 /// Byte lane per hand kind in an inventory counter.
@@ -79,18 +143,31 @@ const FULL: u64 = 18 * lane(0)
     + 4 * lane(6);
 
 const BLACK_KING: Piece = Piece::new(Color::Black, PieceType::King);
-const WHITE_KING: Piece = Piece::new(Color::White, PieceType::King);
 
-/// Decodes a 32-byte record with `scheme` into a validated position (ply 1).
+/// Decodes a 32-byte record with `scheme` into a validated position (ply 1), built in place.
+#[inline]
 pub(crate) fn decode(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
-    let mut list = PieceList::default();
-    let (hands, side) = decode_into(bytes, scheme, &mut list)?;
-    let pos = Position::from_piece_list(&list.pieces[..list.len], hands, side, 1)?;
-    pos.validate()?;
+    let (side, bk, wk) = header(bytes)?;
+    let mut pos = Position::decoding_start(side, Square::from_index(bk), Square::from_index(wk));
+    let hands = decode_body(bytes, scheme, bk, wk, &mut pos)?;
+    pos.decoding_finish(hands)?;
     Ok(pos)
 }
 
-/// The pieces of a decoded record (at most 40: a full set), kings included.
+/// Where [`decode_body`] puts the board pieces (kings excluded).
+pub(crate) trait Sink {
+    /// Puts `p` (never a king) on `sq`; each square comes at most once.
+    fn put(&mut self, sq: Square, p: Piece);
+}
+
+impl Sink for Position {
+    #[inline(always)]
+    fn put(&mut self, sq: Square, p: Piece) {
+        self.place(sq, p);
+    }
+}
+
+/// The board pieces of a decoded record, kings excluded (for benchmarks of the bits alone).
 pub(crate) struct PieceList {
     pieces: [(Square, Piece); 40],
     len: usize,
@@ -101,6 +178,18 @@ impl Default for PieceList {
         PieceList {
             pieces: [(Square::SQ_1A, BLACK_KING); 40],
             len: 0,
+        }
+    }
+}
+
+impl Sink for PieceList {
+    #[inline(always)]
+    fn put(&mut self, sq: Square, p: Piece) {
+        // `decode_body` puts at most 79 pieces and stops at the inventory check; past 40 the
+        // record is refused anyway, so extra pieces are dropped.
+        if let Some(slot) = self.pieces.get_mut(self.len) {
+            *slot = (sq, p);
+            self.len += 1;
         }
     }
 }
@@ -127,23 +216,21 @@ const LANE_OF_PIECE: [u64; 32] = {
     t
 };
 
-/// Decodes the parts of a record; checks the bit stream and the inventory, not the rules.
-#[inline]
-pub(crate) fn decode_into(
-    bytes: &[u8; 32],
-    scheme: &Scheme,
-    list: &mut PieceList,
-) -> Result<([Hand; 2], Color), CodecError> {
-    let mut r = BitReader::new(bytes);
-    let head = r.peek8().unwrap_or(0);
-    r.skip(1);
+/// One in each hand kind's field of a [`Hand`]'s raw value, `PieceType` index order (checked
+/// against `Hand::with_count` by a test).
+const HAND_UNIT: [u32; 7] = [1 << 0, 1 << 6, 1 << 10, 1 << 14, 1 << 18, 1 << 21, 1 << 24];
+
+/// Side to move and king squares (bits 0..15); refuses king fields of 81 or more and two
+/// kings on one square.
+#[inline(always)]
+pub(crate) fn header(bytes: &[u8; 32]) -> Result<(Color, usize, usize), CodecError> {
+    let head = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
     let side = if head & 1 == 0 {
         Color::Black
     } else {
         Color::White
     };
-    let bk = r.read(7).unwrap_or(0) as usize;
-    let wk = r.read(7).unwrap_or(0) as usize;
+    let (bk, wk) = ((head >> 1) & 0x7f, (head >> 8) & 0x7f);
     for (color, sq) in [(Color::Black, bk), (Color::White, wk)] {
         if sq >= 81 {
             return Err(CodecError::KingSquare { color, value: sq });
@@ -152,79 +239,123 @@ pub(crate) fn decode_into(
     if bk == wk {
         return Err(CodecError::KingsCollide(bk));
     }
-    list.pieces[0] = (Square::from_index(bk), BLACK_KING);
-    list.pieces[1] = (Square::from_index(wk), WHITE_KING);
-    list.len = 2;
+    Ok((side, bk, wk))
+}
+
+/// A branch-free refilling LSB-first bit buffer over the record (after F. Giesen's
+/// "lookahead" bit reader): after [`Bits::refill`] at least 56 bits are buffered.
+///
+/// Invariant: bit `i < count` of `buf` is stream bit `pos + i`, where `pos = 8 * next -
+/// count` is the number of bits consumed; stream bits past 256 read as zero.
+struct Bits {
+    bytes: [u8; 48],
+    buf: u64,
+    count: u32,
+    next: usize,
+}
+
+impl Bits {
+    #[inline(always)]
+    fn new(record: &[u8; 32]) -> Bits {
+        let mut bytes = [0u8; 48];
+        bytes[..32].copy_from_slice(record);
+        Bits {
+            bytes,
+            buf: 0,
+            count: 0,
+            next: 0,
+        }
+    }
+
+    /// Tops the buffer up to 56..=63 bits without a branch.
+    #[inline(always)]
+    fn refill(&mut self) {
+        // Past byte 40 every stream byte is zero, and so are bytes 40..48.
+        let at = self.next.min(40);
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&self.bytes[at..at + 8]);
+        self.buf |= u64::from_le_bytes(word) << self.count;
+        self.next += (63 - self.count as usize) >> 3;
+        self.count |= 56;
+    }
+
+    #[inline(always)]
+    fn consume(&mut self, n: u32) {
+        self.buf >>= n;
+        self.count -= n;
+    }
+
+    /// Bits consumed so far.
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        8 * self.next - self.count as usize
+    }
+}
+
+/// Decodes the board (into `sink`) and the suffix codes of a record whose header decoded to
+/// king squares `bk != wk`; checks the bit stream and the full inventory (so no kind exceeds
+/// its count), not the rules. Returns the hands.
+#[inline(always)]
+pub(crate) fn decode_body<S: Sink>(
+    bytes: &[u8; 32],
+    scheme: &Scheme,
+    bk: usize,
+    wk: usize,
+    sink: &mut S,
+) -> Result<[Hand; 2], CodecError> {
+    let mut r = Bits::new(bytes);
+    r.refill();
+    r.consume(15);
     let mut inventory = 0u64;
     // Squares in stream order skip the two king squares: coded square `j` is board square
     // `j`, plus one for each king square at or before it.
     let (lo, hi) = if bk < wk { (bk, wk) } else { (wk, bk) };
     let mut j = 0usize;
-    // `window` holds the next `valid` stream bits (bit 0 = next); it is refilled from the
-    // reader only when it runs low, so the loop mostly works in registers.
-    let mut window = 0u64;
-    let mut valid = 0usize;
-    while j < 79 {
-        if valid < 16 {
-            let Some(w) = r.peek64() else {
-                return Err(CodecError::Overrun {
-                    square: Some(coded_square(j, lo, hi)),
+    // Each step consumes at most RUN_BITS bits, so one refill (>= 56 bits) serves
+    // RUN_STEPS steps.
+    'board: loop {
+        r.refill();
+        for _ in 0..RUN_STEPS {
+            let e = scheme.runs[(r.buf & RUN_MASK) as usize];
+            let zeros = e.zeros as usize;
+            if j + zeros >= 79 {
+                // The board ends inside this run of empty squares.
+                r.consume((79 - j) as u32);
+                break 'board;
+            }
+            if e.bits == 0 {
+                return Err(CodecError::BadCode {
+                    bit: r.pos() + zeros,
                 });
-            };
-            window = w;
-            valid = 64;
+            }
+            j += zeros;
+            if let Some(p) = e.piece {
+                sink.put(Square::from_index(coded_square(j, lo, hi)), p);
+                inventory += LANE_OF_PIECE[p.index()];
+                j += 1;
+            }
+            r.consume(e.bits as u32);
         }
-        // An empty square is a single 0 bit and every piece code starts with 1: skip the run
-        // of empty squares before the next piece at once.
-        let empties = (window.trailing_zeros() as usize).min(valid).min(79 - j);
-        r.skip(empties);
-        window = window.checked_shr(empties as u32).unwrap_or(0);
-        valid -= empties;
-        j += empties;
-        if j >= 79 || valid < 8 {
-            valid = 0; // done, or refill before reading the piece code
-            continue;
-        }
-        let e = scheme.board[(window & 0xff) as usize];
-        let Some(p) = e.sym else {
-            return Err(CodecError::BadCode { bit: r.pos() });
-        };
-        let len = e.len as usize;
-        r.skip(len);
-        window >>= len;
-        valid -= len;
-        if list.len == list.pieces.len() {
-            return Err(CodecError::Inventory {
-                kind: p.piece_type().unpromote(),
-                count: u32::from(p.piece_type().unpromote().max_count()) + 1,
-            });
-        }
-        list.pieces[list.len] = (Square::from_index(coded_square(j, lo, hi)), p);
-        list.len += 1;
-        inventory += LANE_OF_PIECE[p.index()];
-        j += 1;
     }
-    let mut counts = [[0u8; 7]; 2];
-    valid = 0;
+    if r.pos() > 256 {
+        return Err(CodecError::Overrun { square: None });
+    }
+    let mut hands = [0u32; 3];
     while r.pos() < 256 {
-        if valid < 8 {
-            window = r.peek64().unwrap_or(0);
-            valid = 64;
+        if r.count < 8 {
+            r.refill();
         }
-        let e = scheme.suffix[(window & 0xff) as usize];
+        let e = scheme.suffix[(r.buf & 0xff) as usize];
         if e.len == 0 {
             return Err(CodecError::BadCode { bit: r.pos() });
         }
-        r.skip(e.len as usize);
-        window >>= e.len;
-        valid -= e.len as usize;
+        r.consume(e.len as u32);
         let kind = (e.sym & 7) as usize;
-        let owner = e.sym >> 3;
         inventory += lane(kind);
-        if owner != OWNER_BOX {
-            let c = &mut counts[owner as usize][kind];
-            *c = c.saturating_add(1);
-        }
+        // Owners 0 and 1 are the hands, 2 the box; the counts fit their fields once the
+        // inventory check below has passed (before that they are not used).
+        let owner = (e.sym >> 3).min(2) as usize;
+        hands[owner] = hands[owner].wrapping_add(HAND_UNIT[kind]);
     }
     if r.pos() != 256 {
         return Err(CodecError::Overrun { square: None });
@@ -240,19 +371,16 @@ pub(crate) fn decode_into(
             }
         }
     }
-    let mut hands = [Hand::EMPTY; 2];
-    for c in 0..2 {
-        for pt in PieceType::HAND {
-            let n = counts[c][pt.index()];
-            if n > 0 {
-                hands[c] = hands[c].with_count(pt, n).ok_or(CodecError::Inventory {
-                    kind: pt,
-                    count: n as u32,
-                })?;
-            }
-        }
-    }
-    Ok((hands, side))
+    Ok([
+        Hand::from_raw_trusted(hands[0]),
+        Hand::from_raw_trusted(hands[1]),
+    ])
+}
+
+/// Decodes a record into a piece list without building or validating a position (bench).
+pub(crate) fn decode_parts(bytes: &[u8; 32], scheme: &Scheme) -> Result<[Hand; 2], CodecError> {
+    let (_, bk, wk) = header(bytes)?;
+    decode_body(bytes, scheme, bk, wk, &mut PieceList::default())
 }
 
 /// Encodes `pos` with `scheme`; refuses positions with more pieces of a kind than exist.
@@ -349,10 +477,23 @@ pub(crate) const fn make_scheme(
         k += 1;
     }
     Scheme {
-        board: build_table(&board_list, None),
+        runs: build_runs(&build_table(&board_list, None)),
         suffix: build_table(&suffix_list, 0),
         board_code,
         hand_code: hand,
         box_code: boxed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_units_are_one_piece_of_each_kind() {
+        for pt in PieceType::HAND {
+            let one = Hand::EMPTY.with_count(pt, 1).map(Hand::raw);
+            assert_eq!(one, Some(HAND_UNIT[pt.index()]), "{pt:?}");
+        }
     }
 }

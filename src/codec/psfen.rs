@@ -155,5 +155,5 @@ pub fn psv_game_ply(rec: &[u8]) -> Option<u16> {
 /// for benchmarks that separate the bit decoding from building the position.
 #[doc(hidden)]
 pub fn decode_psfen_parts_only(bytes: &[u8; PSFEN_SIZE]) -> bool {
-    packed::decode_into(bytes, &SCHEME, &mut packed::PieceList::default()).is_ok()
+    packed::decode_parts(bytes, &SCHEME).is_ok()
 }

@@ -60,6 +60,15 @@ const fn build_rays() -> [[u128; 81]; 8] {
 
 static RAYS: [[u128; 81]; 8] = build_rays();
 
+/// The squares from `sq` in direction `dir & 7` on an empty board, nearest first along the
+/// ray: even directions shrink the square index (the nearest square is the highest bit),
+/// odd ones grow it (the nearest is the lowest bit). 0 = toward rank a, 1 = toward rank i,
+/// 2 = toward file 1, 3 = toward file 9, 4..8 the diagonals.
+#[inline(always)]
+pub(crate) fn ray(dir: usize, sq: Square) -> Bitboard {
+    Bitboard(RAYS[dir & 7][sq.index()])
+}
+
 /// Step offsets for Black; White mirrors the rank delta.
 const fn step_offsets(pt: usize) -> &'static [(i8, i8)] {
     match pt {

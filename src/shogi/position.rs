@@ -17,6 +17,9 @@ use super::types::{Color, Piece, PieceType, Square};
 use super::validity::Invalid;
 use super::zobrist::{self, Fingerprint, PRIMARY, SECONDARY, SIDE};
 
+#[path = "position_build.rs"]
+mod build;
+
 /// What `undo_move` needs to restore one ply.
 #[derive(Clone, Copy, Debug)]
 struct Undo {
@@ -44,6 +47,25 @@ pub struct Position {
 }
 
 impl Position {
+    /// An empty board (not a valid position: no kings) with `king_sq` recorded, `side` to
+    /// move, ply 1, empty hands, zero keys and no checkers; for in-place construction.
+    #[inline(always)]
+    fn bare(side: Color, king_sq: [Square; 2]) -> Position {
+        Position {
+            board: [None; 81],
+            by_color: [Bitboard::EMPTY; 2],
+            by_type: [Bitboard::EMPTY; PieceType::NUM],
+            hands: [Hand::EMPTY; 2],
+            side,
+            king_sq,
+            ply: 1,
+            board_key: 0,
+            hand_key: 0,
+            checkers: Bitboard::EMPTY,
+            undo: Vec::new(), // no allocation until the first do_move: decoding builds millions
+        }
+    }
+
     /// Builds a position from its parts and checks only what the type needs: exactly one
     /// king per side. Use [`Position::validate`] for the full validity check.
     pub fn from_parts(
