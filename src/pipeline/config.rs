@@ -213,7 +213,7 @@ impl Default for WorkersConfig {
         WorkersConfig {
             threads: 0,
             table_mb: 64,
-            batch_records: 2048,
+            batch_records: 256,
         }
     }
 }

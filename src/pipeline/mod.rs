@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! inputs (io::input: mmap | zstd from the map) → io::batch::Batches (global indices, whole psv games)
-//!   → windows of 2 × threads batches → rayon pool, one Worker per thread (own solver + table)
+//!   → rounds of 8 × threads batches → rayon pool, one Worker per thread (own solver + table)
 //!       decode → validity → repetition → declaration → terminal / mate
 //!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
 //!   → manifest.json, report.json, summary; input = kept + dropped + rejected checked
@@ -140,7 +140,9 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             align_games: true,
         },
     );
-    let window = 2 * threads;
+    // Batches in flight per round: enough that a slow batch (a run of hard positions) does
+    // not leave the other workers idle until the round's ordered commit.
+    let window = 8 * threads;
     let tick = |n: u64| progress.tick(n);
     loop {
         let mut group: Vec<Batch> = Vec::with_capacity(window);
