@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! inputs (io::input: mmap | zstd from the map) → io::batch::Batches (global indices, whole psv games)
-//!   → rounds of 8 × threads batches → rayon pool, one Worker per thread (own solver + table)
+//!   → at most 16 × threads batches in flight on a rayon pool, one Worker per thread (own solver + table)
 //!       decode → validity → repetition → declaration → terminal / mate
 //!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
 //!   → manifest.json, report.json, summary; input = kept + dropped + rejected checked
@@ -17,7 +17,8 @@
 //! node budget needs.
 //!
 //! # Memory
-//! At most one window of batches is in flight, so memory does not grow with the input
+//! At most 16 × threads batches are in flight or waiting for commit, so memory does not grow
+//! with the input
 //! (dedup keys aside: 16 bytes plus hash-set overhead per kept position).
 
 pub mod commit;
@@ -36,7 +37,7 @@ use config::{Compression, Config};
 use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
 use thiserror::Error;
@@ -140,37 +141,56 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             align_games: true,
         },
     );
-    // Batches in flight per round: enough that a slow batch (a run of hard positions) does
-    // not leave the other workers idle until the round's ordered commit.
-    let window = 8 * threads;
+    // Streaming ordered commit: up to `limit` batches are in flight or waiting; finished
+    // batches wait in `pending` until every earlier one is committed, so output order and
+    // dedup are those of the input whatever finishes first, and no worker waits for a slow
+    // batch of another (fd's bounded channel plus reorder buffer).
+    let limit = 16 * threads;
     let tick = |n: u64| progress.tick(n);
-    loop {
-        let mut group: Vec<Batch> = Vec::with_capacity(window);
-        for b in batches.by_ref().take(window) {
-            group.push(b?);
+    let process = |b: &Batch| {
+        let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+        match workers[slot].lock() {
+            Ok(mut w) => w.process(b, &settings, &tick),
+            Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick),
         }
-        if group.is_empty() {
-            break;
-        }
-        let outcomes: Vec<BatchOutcome> = pool.install(|| {
-            use rayon::prelude::*;
-            group
-                .par_iter()
-                .map(|b| {
-                    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-                    match workers[slot].lock() {
-                        Ok(mut w) => w.process(b, &settings, &tick),
-                        Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick),
+    };
+    pool.in_place_scope(|scope| -> Result<(), PipelineError> {
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<(u64, Batch, BatchOutcome)>();
+        let mut pending: BTreeMap<u64, (Batch, BatchOutcome)> = BTreeMap::new();
+        let (mut issued, mut committed, mut exhausted) = (0u64, 0u64, false);
+        loop {
+            while !exhausted && issued - committed < limit as u64 {
+                match batches.next() {
+                    Some(batch) => {
+                        let batch = batch?;
+                        let (tx, seq, process) = (done_tx.clone(), issued, &process);
+                        scope.spawn(move |_| {
+                            let outcome = process(&batch);
+                            // The receiver outlives every task of the scope.
+                            let _ = tx.send((seq, batch, outcome));
+                        });
+                        issued += 1;
                     }
-                })
-                .collect()
-        });
-        for (b, o) in group.iter().zip(outcomes) {
-            commit.apply(b.format, o).map_err(out_err)?;
-            let c = &commit.counts;
-            progress.counts(c.kept, c.dropped.total(), commit.unknown);
+                    None => exhausted = true,
+                }
+            }
+            if committed == issued {
+                return Ok(());
+            }
+            let Ok((seq, batch, outcome)) = done_rx.recv() else {
+                return Err(PipelineError::Pool(
+                    "a worker stopped without a result".into(),
+                ));
+            };
+            pending.insert(seq, (batch, outcome));
+            while let Some((batch, outcome)) = pending.remove(&committed) {
+                commit.apply(batch.format, outcome).map_err(out_err)?;
+                committed += 1;
+                let c = &commit.counts;
+                progress.counts(c.kept, c.dropped.total(), commit.unknown);
+            }
         }
-    }
+    })?;
     progress.finish();
 
     let seconds = start.elapsed().as_secs_f64();
