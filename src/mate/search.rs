@@ -38,7 +38,7 @@ use super::proof_hand as hands;
 use super::table::{Probe, Table};
 use crate::shogi::attacks;
 use crate::shogi::checks::generate_checks_fast;
-use crate::shogi::mate1::{contact_mate, evasion_classes, has_evasion};
+use crate::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
 use crate::shogi::movegen::generate_evasions;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use std::time::Instant;
@@ -373,6 +373,9 @@ impl Searcher {
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
         let mut checks = MoveList::new();
         generate_checks_fast(pos, &mut checks);
+        let ek = pos.king_square(self.attacker.flip());
+        let near = attacks::king(ek);
+        let mut discover = None;
         for &m in &checks {
             let (bk, hk, child_hand) = pos.keys_after(m);
             let c = if self.path.contains(bk ^ hk) {
@@ -383,17 +386,37 @@ impl Searcher {
                     Probe::Disproven { hand } => Child::disproven(m, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
                     Probe::Miss => {
-                        pos.do_move(m);
-                        let n = evasion_classes(pos, false);
-                        let c = if n == 0 {
-                            Child::proven(m, self.checkmate_proof(pos), 0)
+                        // Contact checks are counted without playing them (same count).
+                        let fast = if near.has(m.to()) {
+                            let discover = *discover.get_or_insert_with(|| {
+                                pos.blockers(self.attacker, ek) & pos.pieces_of(self.attacker)
+                            });
+                            contact_evasions(pos, m, discover, false)
+                        } else {
+                            None
+                        };
+                        let (n, proof) = match fast {
+                            // A contact check cannot be blocked: empty proof hand.
+                            Some(n) => (n, Hand::EMPTY),
+                            None => {
+                                pos.do_move(m);
+                                let n = evasion_classes(pos, false);
+                                let proof = if n == 0 {
+                                    self.checkmate_proof(pos)
+                                } else {
+                                    Hand::EMPTY
+                                };
+                                pos.undo_move();
+                                (n, proof)
+                            }
+                        };
+                        if n == 0 {
+                            Child::proven(m, proof, 0)
                         } else {
                             self.table
                                 .store(bk ^ self.salt, child_hand, n.div_ceil(2), 1, 0, 0);
                             Child::unknown(m, n.div_ceil(2), 1, Hand::EMPTY)
-                        };
-                        pos.undo_move();
-                        c
+                        }
                     }
                 }
             };

@@ -69,14 +69,22 @@ fn sliders_attack(pos: &Position, them: Color, own: Bitboard, sq: Square, occ: B
 /// `pos.blockers(us, enemy king) & pos.pieces_of(us)`. `None` when the move is not a
 /// plain direct contact check (a king move, a discovered check, or no direct check at
 /// all): the caller then plays it.
+#[inline]
+pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool> {
+    contact_evasions(pos, m, discover, true).map(|n| n == 0)
+}
+
+/// [`evasion_classes`] of the position after the contact check `m`, computed without
+/// playing it (same value; with `first`, 0 or 1). `discover` and `None` as in
+/// [`contact_mate`].
 ///
 /// Exact: after a single adjacent check the defender's only evasions are king moves
 /// (capturing the checker included) and captures of the checker; nothing can be
 /// interposed. King squares are tested against the attacker's pieces after the move with
 /// the king lifted; a capture by another piece is legal unless it opens a line from one of
 /// the attacker's sliders to the king (no step piece can attack the king: the moved piece
-/// was the only checker).
-pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool> {
+/// was the only checker), which is the pin test of [`evasion_classes`].
+pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool) -> Option<u32> {
     let us = pos.side_to_move();
     let them = us.flip();
     let ek = pos.king_square(them);
@@ -113,18 +121,25 @@ pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool>
         return None;
     }
     let theirs = pos.pieces_of(them).without(to);
+    let mut n = 0;
     for s in attacks::king(ek).and_not(theirs) {
         if !reach.has(s) && !is_attacked_by(pos, us, own, s, occ_k) {
-            return Some(false);
+            if first {
+                return Some(1);
+            }
+            n += 1;
         }
     }
     let capturers = (pos.attackers_to(them, to, occ_after) & theirs).without(ek);
     for f in capturers {
         if !sliders_attack(pos, them, own, ek, occ_after.without(f)) {
-            return Some(false);
+            if first {
+                return Some(1);
+            }
+            n += 1;
         }
     }
-    Some(true)
+    Some(n)
 }
 
 /// Whether the side to move, in check, has at least one legal move. Answers without

@@ -186,14 +186,14 @@ fn fast_generators_equal_reference() {
     assert!(n > 300_000, "{n}");
 }
 
-/// `contact_mate` (decided without playing the move) against playing the move and testing
-/// for an evasion, for every contact check of every labelled position and of every child
+/// `contact_mate` / `contact_evasions` (decided without playing the move) against playing
+/// the move and testing for an evasion / counting evasion classes, for every contact check of every labelled position and of every child
 /// of every 4th.
 #[test]
 fn contact_mate_equals_played_test() {
     use posfilter::shogi::attacks;
     use posfilter::shogi::checks::generate_checks_fast;
-    use posfilter::shogi::mate1::{contact_mate, has_evasion};
+    use posfilter::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
     fn check(p: &mut Position, decided: &mut usize, mates: &mut usize) {
         if p.in_check() {
             return;
@@ -208,12 +208,16 @@ fn contact_mate_equals_played_test() {
                 continue;
             }
             let fast = contact_mate(p, m, discover);
+            let count = contact_evasions(p, m, discover, false);
             p.do_move(m);
             let played = !has_evasion(p);
+            let classes = evasion_classes(p, false);
             let sfen = p.to_sfen();
             p.undo_move();
+            assert_eq!(fast.is_some(), count.is_some());
             if let Some(f) = fast {
                 assert_eq!(f, played, "{} {m} -> {sfen}", p.to_sfen());
+                assert_eq!(count, Some(classes), "{} {m} -> {sfen}", p.to_sfen());
                 *decided += 1;
                 *mates += f as usize;
             }
