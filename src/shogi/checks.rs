@@ -2,20 +2,22 @@
 //!
 //! [`generate_checks_fast`] produces exactly the set of [`super::movegen::generate_checks`]
 //! (legal moves that give check, pawn-drop mate excluded), in another order: drops first,
-//! then board moves. Instead of generating every legal move and testing each, it builds a
-//! superset of the checking moves from the *check squares* around the enemy king and the
-//! discovered-check candidates, keeps only legal ones (same pin and promotion rules as the
-//! legal generator) and confirms each board move with [`Position::gives_check`]. Drops onto
-//! check squares always give check and need no confirmation.
+//! then board moves. Instead of generating every legal move and testing each, it builds the
+//! checking moves directly from the *check squares* around the enemy king (per kind placed,
+//! so a promotion is tested with the promoted kind) and the discovered-check candidates,
+//! with the same pin and promotion rules as the legal generator. No move needs a
+//! confirmation by [`Position::gives_check`]; step pieces far from the king are skipped
+//! before their attacks are computed.
 //!
-//! # Why the superset is complete
+//! # Why the construction is exact
 //! A move gives check directly only if the moved (possibly promoted) piece attacks the
 //! king from its destination, i.e. the destination is in `attacks(them, kind, king)`. For
 //! sliders the occupancy still contains the origin square; that only hides squares behind
 //! the origin on a line from the king, which the piece could reach only by moving along a
 //! line it already attacks the king through, impossible when the king is not in check
 //! before our move. A discovered check needs the mover to stand between the king and one of
-//! our sliders ([`Position::blockers`]); all its moves are candidates. When the side to move
+//! our sliders ([`Position::blockers`]) and to leave the line through the king; a move
+//! along that line keeps it blocked. When the side to move
 //! is itself in check the function falls back to evasions filtered by `gives_check`.
 
 use super::attacks;
@@ -24,37 +26,6 @@ use super::movegen::{generate_evasions, is_pawn_drop_mate};
 use super::moves::{Move, MoveList};
 use super::position::Position;
 use super::types::{Color, PieceType, Square};
-
-/// Pushes the legal promotion variants of `from -> to` for every `to` in `targets`.
-#[inline(always)]
-fn push_variants(list: &mut MoveList, us: Color, pt: PieceType, from: Square, targets: Bitboard) {
-    let zone = Bitboard::forward_ranks(us, 3);
-    let (promote, plain) = match pt {
-        PieceType::Pawn | PieceType::Lance => (
-            targets & zone,
-            targets.and_not(Bitboard::forward_ranks(us, 1)),
-        ),
-        PieceType::Knight => (
-            targets & zone,
-            targets.and_not(Bitboard::forward_ranks(us, 2)),
-        ),
-        PieceType::Silver | PieceType::Bishop | PieceType::Rook => (
-            if zone.has(from) {
-                targets
-            } else {
-                targets & zone
-            },
-            targets,
-        ),
-        _ => (Bitboard::EMPTY, targets),
-    };
-    for to in promote {
-        list.push(Move::new(from, to, true));
-    }
-    for to in plain {
-        list.push(Move::new(from, to, false));
-    }
-}
 
 /// Squares from which a piece of `us` of kind `pt` would attack `ksq`.
 #[inline(always)]
@@ -82,25 +53,32 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     let target = !own & Bitboard::ALL;
     let pinned = pos.pinned(us);
     let discover = pos.blockers(us, ek) & own;
-    // Check squares per mover kind (its promotion included), computed once.
+    // Exact direct-check squares per kind *placed* on the destination (see the module doc
+    // for why the current occupancy gives the exact set).
     let g = attacks::gold(them, ek);
     let b = attacks::bishop(ek, occ);
     let r = attacks::rook(ek, occ);
     let k = attacks::king(ek);
-    let mut cs = [g; PieceType::NUM];
-    cs[PieceType::Pawn.index()] = attacks::pawn(them, ek) | g;
-    cs[PieceType::Lance.index()] = attacks::lance(them, ek, occ) | g;
-    cs[PieceType::Knight.index()] = attacks::knight(them, ek) | g;
-    cs[PieceType::Silver.index()] = attacks::silver(them, ek) | g;
-    cs[PieceType::Bishop.index()] = b | k;
-    cs[PieceType::Horse.index()] = b | k;
-    cs[PieceType::Rook.index()] = r | k;
-    cs[PieceType::Dragon.index()] = r | k;
+    let mut direct = [g; PieceType::NUM];
+    direct[PieceType::Pawn.index()] = attacks::pawn(them, ek);
+    direct[PieceType::Lance.index()] = attacks::lance(them, ek, occ);
+    direct[PieceType::Knight.index()] = attacks::knight(them, ek);
+    direct[PieceType::Silver.index()] = attacks::silver(them, ek);
+    direct[PieceType::Bishop.index()] = b;
+    direct[PieceType::Rook.index()] = r;
+    direct[PieceType::Horse.index()] = b | k;
+    direct[PieceType::Dragon.index()] = r | k;
+    direct[PieceType::King.index()] = Bitboard::EMPTY;
+    let (ef, er) = (ek.file(), ek.rank());
     for from in own.without(ksq) {
         let Some(p) = pos.piece_on(from) else {
             continue;
         };
         let pt = p.piece_type();
+        let disc = discover.has(from);
+        if !disc && !may_reach_check(pt, from.file().abs_diff(ef), from.rank().abs_diff(er)) {
+            continue;
+        }
         let mut moves = attacks::piece(us, pt, from, occ) & target;
         if pinned.has(from) {
             moves &= attacks::line(ksq, from);
@@ -108,24 +86,85 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
         if moves.is_empty() {
             continue;
         }
-        let cand = if discover.has(from) {
-            moves
+        // Leaving the line to the king uncovers the slider behind a discoverer.
+        let uncover = if disc {
+            moves.and_not(attacks::line(ek, from))
         } else {
-            moves & cs[pt.index()]
+            Bitboard::EMPTY
         };
-        if cand.is_nonempty() {
-            push_variants(list, us, pt, from, cand);
-        }
+        let plain = uncover | (moves & direct[pt.index()]);
+        let promoted = if pt.can_promote() {
+            uncover | (moves & direct[pt.promote().index()])
+        } else {
+            Bitboard::EMPTY
+        };
+        push_checking(list, us, pt, from, promoted, plain);
     }
     if discover.has(ksq) {
-        for to in attacks::king(ksq) & target {
+        for to in (attacks::king(ksq) & target).and_not(attacks::line(ek, ksq)) {
             if pos.attackers_to(them, to, occ.without(ksq)).is_empty() {
                 list.push(Move::new(ksq, to, false));
             }
         }
     }
-    // Confirm the board moves; drops on check squares check by construction.
-    list.retain(|m| m.is_drop() || pos.gives_check(m));
+}
+
+/// Whether a piece of kind `pt` at file/rank distance `df`/`dr` from the enemy king could
+/// give a direct check in one move (a cheap superset test: step pieces must be near).
+#[inline(always)]
+fn may_reach_check(pt: PieceType, df: u8, dr: u8) -> bool {
+    match pt {
+        // Destination within one square of the king, one step away.
+        PieceType::Pawn
+        | PieceType::Silver
+        | PieceType::Gold
+        | PieceType::ProPawn
+        | PieceType::ProLance
+        | PieceType::ProKnight
+        | PieceType::ProSilver => df <= 2 && dr <= 2,
+        // Destination a knight's jump or a step from the king, a knight's jump away.
+        PieceType::Knight => df <= 2 && dr <= 4,
+        _ => true,
+    }
+}
+
+/// Pushes the legal moves `from -> to`: promotions to `promoted` (where promotion is
+/// allowed), non-promotions to `plain` (where the piece could move again).
+#[inline(always)]
+fn push_checking(
+    list: &mut MoveList,
+    us: Color,
+    pt: PieceType,
+    from: Square,
+    promoted: Bitboard,
+    plain: Bitboard,
+) {
+    let zone = Bitboard::forward_ranks(us, 3);
+    let (promote, plain) = match pt {
+        PieceType::Pawn | PieceType::Lance => (
+            promoted & zone,
+            plain.and_not(Bitboard::forward_ranks(us, 1)),
+        ),
+        PieceType::Knight => (
+            promoted & zone,
+            plain.and_not(Bitboard::forward_ranks(us, 2)),
+        ),
+        PieceType::Silver | PieceType::Bishop | PieceType::Rook => (
+            if zone.has(from) {
+                promoted
+            } else {
+                promoted & zone
+            },
+            plain,
+        ),
+        _ => (Bitboard::EMPTY, plain),
+    };
+    for to in promote {
+        list.push(Move::new(from, to, true));
+    }
+    for to in plain {
+        list.push(Move::new(from, to, false));
+    }
 }
 
 /// Drops onto check squares (all of them give check).

@@ -19,8 +19,14 @@ use super::types::{Color, PieceType, Square};
 /// the step pieces tested first and an early exit.
 #[inline(always)]
 pub fn is_attacked(pos: &Position, by: Color, sq: Square, occ: Bitboard) -> bool {
+    is_attacked_by(pos, by, pos.pieces_of(by), sq, occ)
+}
+
+/// [`is_attacked`] counting only the pieces of `by` in `own` (a subset of `by`'s pieces
+/// on the board, e.g. without a piece that is about to move).
+#[inline(always)]
+fn is_attacked_by(pos: &Position, by: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
     let them = by.flip();
-    let own = pos.pieces_of(by);
     let horse = pos.pieces_of_type(PieceType::Horse);
     let dragon = pos.pieces_of_type(PieceType::Dragon);
     let kings = pos.pieces_of_type(PieceType::King) | horse | dragon;
@@ -34,20 +40,106 @@ pub fn is_attacked(pos: &Position, by: Color, sq: Square, occ: Bitboard) -> bool
     {
         return true;
     }
-    let rooks = (pos.pieces_of_type(PieceType::Rook) | dragon) & own;
+    sliders_attack(pos, them, own, sq, occ)
+}
+
+/// Whether a lance, bishop, rook, horse or dragon in `own` (pieces of `them.flip()`)
+/// attacks `sq` given `occ`.
+#[inline(always)]
+fn sliders_attack(pos: &Position, them: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
+    let rooks = (pos.pieces_of_type(PieceType::Rook) | pos.pieces_of_type(PieceType::Dragon)) & own;
     if (attacks::rook_pseudo(sq) & rooks).is_nonempty()
         && (attacks::rook(sq, occ) & rooks).is_nonempty()
     {
         return true;
     }
-    let bishops = (pos.pieces_of_type(PieceType::Bishop) | horse) & own;
+    let bishops =
+        (pos.pieces_of_type(PieceType::Bishop) | pos.pieces_of_type(PieceType::Horse)) & own;
     if (attacks::bishop_pseudo(sq) & bishops).is_nonempty()
         && (attacks::bishop(sq, occ) & bishops).is_nonempty()
     {
         return true;
     }
-    let lances = pos.pieces(by, PieceType::Lance);
+    let lances = pos.pieces_of_type(PieceType::Lance) & own;
     lances.is_nonempty() && (attacks::lance(them, sq, occ) & lances).is_nonempty()
+}
+
+/// Whether the legal checking move `m` of the side to move, whose destination is next to
+/// the enemy king (a contact check), checkmates; decided without playing it. `discover` is
+/// `pos.blockers(us, enemy king) & pos.pieces_of(us)`. `None` when the move is not a
+/// plain direct contact check (a king move, a discovered check, or no direct check at
+/// all): the caller then plays it.
+#[inline]
+pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool> {
+    contact_evasions(pos, m, discover, true).map(|n| n == 0)
+}
+
+/// [`evasion_classes`] of the position after the contact check `m`, computed without
+/// playing it (same value; with `first`, 0 or 1). `discover` and `None` as in
+/// [`contact_mate`].
+///
+/// Exact: after a single adjacent check the defender's only evasions are king moves
+/// (capturing the checker included) and captures of the checker; nothing can be
+/// interposed. King squares are tested against the attacker's pieces after the move with
+/// the king lifted; a capture by another piece is legal unless it opens a line from one of
+/// the attacker's sliders to the king (no step piece can attack the king: the moved piece
+/// was the only checker), which is the pin test of [`evasion_classes`].
+pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool) -> Option<u32> {
+    let us = pos.side_to_move();
+    let them = us.flip();
+    let ek = pos.king_square(them);
+    let to = m.to();
+    let occ = pos.occupied();
+    let (placed, own, occ_after) = if m.is_drop() {
+        (m.drop_piece(), pos.pieces_of(us), occ.with(to))
+    } else {
+        let from = m.from();
+        let p = pos.piece_on(from)?;
+        if p.piece_type() == PieceType::King
+            || (discover.has(from) && !attacks::line(ek, from).has(to))
+        {
+            return None;
+        }
+        let pt = if m.is_promotion() {
+            p.piece_type().promote()
+        } else {
+            p.piece_type()
+        };
+        (
+            pt,
+            pos.pieces_of(us).without(from),
+            occ.without(from).with(to),
+        )
+    };
+    if !attacks::king(ek).has(to) {
+        return None;
+    }
+    // `own`: the attacker's other pieces (the moved one, now on `to`, is `reach`).
+    let occ_k = occ_after.without(ek);
+    let reach = attacks::piece(us, placed, to, occ_k);
+    if !reach.has(ek) {
+        return None;
+    }
+    let theirs = pos.pieces_of(them).without(to);
+    let mut n = 0;
+    for s in attacks::king(ek).and_not(theirs) {
+        if !reach.has(s) && !is_attacked_by(pos, us, own, s, occ_k) {
+            if first {
+                return Some(1);
+            }
+            n += 1;
+        }
+    }
+    let capturers = (pos.attackers_to(them, to, occ_after) & theirs).without(ek);
+    for f in capturers {
+        if !sliders_attack(pos, them, own, ek, occ_after.without(f)) {
+            if first {
+                return Some(1);
+            }
+            n += 1;
+        }
+    }
+    Some(n)
 }
 
 /// Whether the side to move, in check, has at least one legal move. Answers without

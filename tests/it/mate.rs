@@ -186,6 +186,60 @@ fn fast_generators_equal_reference() {
     assert!(n > 300_000, "{n}");
 }
 
+/// `contact_mate` / `contact_evasions` (decided without playing the move) against playing
+/// the move and testing for an evasion / counting evasion classes, for every contact check of every labelled position and of every child
+/// of every 4th.
+#[test]
+fn contact_mate_equals_played_test() {
+    use posfilter::shogi::attacks;
+    use posfilter::shogi::checks::generate_checks_fast;
+    use posfilter::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
+    fn check(p: &mut Position, decided: &mut usize, mates: &mut usize) {
+        if p.in_check() {
+            return;
+        }
+        let us = p.side_to_move();
+        let ek = p.king_square(us.flip());
+        let discover = p.blockers(us, ek) & p.pieces_of(us);
+        let mut checks = MoveList::new();
+        generate_checks_fast(p, &mut checks);
+        for &m in &checks {
+            if !attacks::king(ek).has(m.to()) {
+                continue;
+            }
+            let fast = contact_mate(p, m, discover);
+            let count = contact_evasions(p, m, discover, false);
+            p.do_move(m);
+            let played = !has_evasion(p);
+            let classes = evasion_classes(p, false);
+            let sfen = p.to_sfen();
+            p.undo_move();
+            assert_eq!(fast.is_some(), count.is_some());
+            if let Some(f) = fast {
+                assert_eq!(f, played, "{} {m} -> {sfen}", p.to_sfen());
+                assert_eq!(count, Some(classes), "{} {m} -> {sfen}", p.to_sfen());
+                *decided += 1;
+                *mates += f as usize;
+            }
+        }
+    }
+    let (mut decided, mut mates) = (0, 0);
+    for (i, r) in jsonl("mate/labels.jsonl").iter().enumerate() {
+        let mut p = pos(r["sfen"].as_str().unwrap());
+        check(&mut p, &mut decided, &mut mates);
+        if i % 4 == 0 {
+            let mut legal = MoveList::new();
+            generate_legal(&p, &mut legal);
+            for &m in &legal {
+                p.do_move(m);
+                check(&mut p, &mut decided, &mut mates);
+                p.undo_move();
+            }
+        }
+    }
+    assert!(decided > 100_000 && mates > 1_000, "{decided} {mates}");
+}
+
 /// The five positions quoted in seed article 003 with their known verdicts (the loop case
 /// `e` is a 3-ply mate for White that a loop bug once reported as no mate).
 #[test]
