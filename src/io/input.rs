@@ -8,7 +8,8 @@
 //!
 //! # Safety contract
 //! The mapped files must not be modified or truncated while posfilter runs (see
-//! [`MappedReader`]). This is the crate's only `unsafe`.
+//! [`MappedReader`]). Besides this map, the crate's only `unsafe` is the call of the BMI2 build
+//! of the record decoder after runtime detection (src/codec/packed.rs).
 
 use crate::codec::{self, Format};
 use memmap2::{Advice, Mmap, MmapOptions};
