@@ -7,14 +7,14 @@
 //! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
 
 use super::output::{AtomicFile, FileInfo};
-use super::report::{Counts, MoveFieldCounts};
+use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason};
 use crate::io::output::{OutputOptions, ShardWriter};
 use crate::shogi::Fingerprint;
 use serde_json::json;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
@@ -22,20 +22,8 @@ use std::path::Path;
 pub struct Commit {
     /// Record counts.
     pub counts: Counts,
-    /// Solver budget exhausted (kept).
-    pub unknown: u64,
-    /// Solver nodes.
-    pub nodes: u64,
-    /// Mates written.
-    pub mates_written: u64,
-    /// Move-field statistics.
-    pub move_field: MoveFieldCounts,
-    /// Kept positions with an open entering-king path.
-    pub open_path_tagged: u64,
-    /// Rejections per reason kind.
-    pub rejected_reasons: BTreeMap<String, u64>,
-    /// Repetition drops per kind, plus perpetual checks.
-    pub repetition: BTreeMap<String, u64>,
+    /// Unknowns, nodes, mates, move fields, tags and reasons.
+    pub tallies: Tallies,
     /// Records read per input file.
     pub per_file: Vec<u64>,
     dedup: Option<HashMap<Fingerprint, u64>>,
@@ -77,13 +65,7 @@ impl Commit {
         let dir = o.out_dir;
         Ok(Commit {
             counts: Counts::default(),
-            unknown: 0,
-            nodes: 0,
-            mates_written: 0,
-            move_field: MoveFieldCounts::default(),
-            open_path_tagged: 0,
-            rejected_reasons: BTreeMap::new(),
-            repetition: BTreeMap::new(),
+            tallies: Tallies::default(),
             per_file: vec![0; o.files.len()],
             dedup: o.dedup,
             kept: HashMap::new(),
@@ -132,11 +114,11 @@ impl Commit {
     fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
         self.counts.input += 1;
         self.bump_file(r.file);
-        self.nodes += r.nodes;
-        self.unknown += r.unknown as u64;
+        self.tallies.nodes += r.nodes;
+        self.tallies.unknown += r.unknown as u64;
         if r.move_illegal {
-            self.move_field.illegal += 1;
-            self.move_field.cleared += r.move_cleared as u64;
+            self.tallies.move_field.illegal += 1;
+            self.tallies.move_field.cleared += r.move_cleared as u64;
         }
         let mut decision = r.decision.clone();
         let mut detail = r.detail.clone();
@@ -162,7 +144,7 @@ impl Commit {
                 self.counts.kept += 1;
                 if r.open_path {
                     // `open_path = "tag"`: counted, and written to the audit as a kept record.
-                    self.open_path_tagged += 1;
+                    self.tallies.open_path_tagged += 1;
                     if let Some(audit) = self.audit.as_mut() {
                         let line = json!({
                             "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
@@ -195,9 +177,13 @@ impl Commit {
                     DropReason::Duplicate => d.duplicate += 1,
                 }
                 if let Some((kind, perpetual)) = r.repetition {
-                    *self.repetition.entry(kind.to_string()).or_default() += 1;
+                    *self.tallies.repetition.entry(kind.to_string()).or_default() += 1;
                     if perpetual {
-                        *self.repetition.entry("perpetual_check".into()).or_default() += 1;
+                        *self
+                            .tallies
+                            .repetition
+                            .entry("perpetual_check".into())
+                            .or_default() += 1;
                     }
                 }
                 if let Some(audit) = self.audit.as_mut() {
@@ -213,7 +199,7 @@ impl Commit {
                             "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
                             "pv": m.pv, "nodes": m.nodes,
                         }))?;
-                        self.mates_written += 1;
+                        self.tallies.mates_written += 1;
                     }
                     if let (Some(b), false) = (self.mates_bin.as_mut(), m.binary.is_empty()) {
                         b.write_record(&m.binary).map_err(io::Error::other)?;
@@ -223,7 +209,7 @@ impl Commit {
             Decision::Reject(reason) => {
                 self.counts.rejected += 1;
                 if r.move_illegal && !r.move_cleared {
-                    self.move_field.rejected += 1;
+                    self.tallies.move_field.rejected += 1;
                 }
                 let kind = match reason {
                     crate::filter::RejectReason::Invalid(_) => "invalid",
@@ -232,7 +218,11 @@ impl Commit {
                     }
                     crate::filter::RejectReason::Malformed(_) => "malformed",
                 };
-                *self.rejected_reasons.entry(kind.into()).or_default() += 1;
+                *self
+                    .tallies
+                    .rejected_reasons
+                    .entry(kind.into())
+                    .or_default() += 1;
                 let line = json!({
                     "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
                     "decision": "rejected", "detail": reason.to_string(),

@@ -187,7 +187,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
                 commit.apply(batch.format, outcome).map_err(out_err)?;
                 committed += 1;
                 let c = &commit.counts;
-                progress.counts(c.kept, c.dropped.total(), commit.unknown);
+                progress.counts(c.kept, c.dropped.total(), commit.tallies.unknown);
             }
         }
     })?;
@@ -207,8 +207,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .collect();
     let report = Report {
         records: commit.counts.clone(),
-        unknown: commit.unknown,
-        nodes: commit.nodes,
+        tallies: commit.tallies.clone(),
         seconds,
         positions_per_second: if seconds > 0.0 {
             commit.counts.input as f64 / seconds
@@ -216,11 +215,6 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             0.0
         },
         threads,
-        mates_written: commit.mates_written,
-        move_field: commit.move_field.clone(),
-        open_path_tagged: commit.open_path_tagged,
-        rejected_reasons: commit.rejected_reasons.clone(),
-        repetition: commit.repetition.clone(),
         inputs,
         config: serde_json::to_value(&config.raw).unwrap_or_default(),
         version: env!("CARGO_PKG_VERSION").to_string(),

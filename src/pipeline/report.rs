@@ -91,16 +91,31 @@ pub struct InputSummary {
 pub struct Report {
     /// Record counts.
     pub records: Counts,
-    /// Positions the solver could not decide within its budget (kept).
-    pub unknown: u64,
-    /// df-pn nodes searched in total.
-    pub nodes: u64,
+    /// Tallies kept by the commit (unknowns, nodes, mates, move fields, tags, reasons).
+    #[serde(flatten)]
+    pub tallies: Tallies,
     /// Wall-clock seconds of the run.
     pub seconds: f64,
     /// Input records per second.
     pub positions_per_second: f64,
     /// Worker threads.
     pub threads: usize,
+    /// Inputs in order.
+    pub inputs: Vec<InputSummary>,
+    /// The effective configuration.
+    pub config: serde_json::Value,
+    /// posfilter's version.
+    pub version: String,
+}
+
+/// Per-run tallies besides the record counts, kept by the ordered commit and written into
+/// report.json at the top level.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tallies {
+    /// Positions the solver could not decide within its budget (kept).
+    pub unknown: u64,
+    /// df-pn nodes searched in total.
+    pub nodes: u64,
     /// Mates written to the mate corpus (mate, mated, checkmated).
     pub mates_written: u64,
     /// psv/hcpe records whose move field is not legal in their position, and what was done.
@@ -111,12 +126,6 @@ pub struct Report {
     pub rejected_reasons: BTreeMap<String, u64>,
     /// Repetition drops per kind (`exact`, `inferior`) and how many were perpetual checks.
     pub repetition: BTreeMap<String, u64>,
-    /// Inputs in order.
-    pub inputs: Vec<InputSummary>,
-    /// The effective configuration.
-    pub config: serde_json::Value,
-    /// posfilter's version.
-    pub version: String,
 }
 
 /// Move-field statistics (`filter.move_field`).
@@ -156,10 +165,10 @@ impl Report {
         row("repetition", d.repetition);
         row("declaration", d.declaration);
         row("duplicate", d.duplicate);
-        row("unknown (kept)", self.unknown);
+        row("unknown (kept)", self.tallies.unknown);
         s.push_str(&format!(
             "  {:.2} s, {:.0} positions/s, {} threads, {} df-pn nodes\n",
-            self.seconds, self.positions_per_second, self.threads, self.nodes
+            self.seconds, self.positions_per_second, self.threads, self.tallies.nodes
         ));
         s
     }
