@@ -169,6 +169,32 @@ fn one_and_two_threads_write_identical_bytes() {
     let r = report(&o2);
     assert_eq!(reconciles(&r), 1500 + 3012);
     assert_eq!(r["threads"], 2);
+    // The keys DESIGN.md promises to other tools.
+    for key in [
+        "unknown",
+        "nodes",
+        "seconds",
+        "positions_per_second",
+        "threads",
+        "config",
+    ] {
+        assert!(!r[key].is_null(), "report.json lacks {key}");
+    }
+    for reason in [
+        "checkmated",
+        "no_legal_moves",
+        "mate",
+        "mated",
+        "repetition",
+        "declaration",
+        "duplicate",
+    ] {
+        assert!(
+            r["records"]["dropped"][reason].is_u64(),
+            "report.json lacks dropped.{reason}"
+        );
+    }
+    assert!(r["nodes"].as_u64().unwrap() > 0);
 }
 
 #[test]
