@@ -274,6 +274,72 @@ fn every_format_plain_and_zst_gives_the_same_decisions() {
 }
 
 #[test]
+fn teacher_formats_psv_and_hcpe_plain_and_zst_agree() {
+    // The same 1,200 teacher records (whole games) as psv and as hcpe, plain and compressed.
+    let dir = TempDir::new("teacher");
+    let n = 1200;
+    let read = |name: &str, size: usize| {
+        let all = zstd::decode_all(&std::fs::read(data(name)).unwrap()[..]).unwrap();
+        all[..n * size].to_vec()
+    };
+    let inputs = [
+        ("psv", read("codec/teacher.psv.zst", 40)),
+        ("hcpe", read("codec/teacher.hcpe.zst", 38)),
+    ];
+    let mut runs = BTreeMap::new();
+    for (ext, bytes) in &inputs {
+        for zst in [false, true] {
+            let name = if zst {
+                format!("in.{ext}.zst")
+            } else {
+                format!("in.{ext}")
+            };
+            let path = dir.join(&name);
+            std::fs::write(
+                &path,
+                if zst {
+                    zstd::encode_all(&bytes[..], 3).unwrap()
+                } else {
+                    bytes.clone()
+                },
+            )
+            .unwrap();
+            let out = dir.join(&format!("out-{name}"));
+            let cfg = config(
+                &dir,
+                &[&path],
+                "[filter.mate]\nnodes = 2000\n[filter.dedup]\nenabled = false\n",
+            );
+            run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+            let r = report(&out);
+            assert_eq!(reconciles(&r), n as u64, "{name}");
+            assert_eq!(r["inputs"][0]["format"], *ext, "{name}");
+            assert_eq!(
+                r["move_field"]["illegal"], 0,
+                "{name}: teacher moves are legal"
+            );
+            runs.insert(name, (decisions(&out), out));
+        }
+    }
+    for (ext, _) in &inputs {
+        same_outputs(
+            &runs[&format!("in.{ext}")].1,
+            &runs[&format!("in.{ext}.zst")].1,
+            &["manifest.json"],
+        );
+    }
+    // psv knows game order (repetition); otherwise both encodings decide alike.
+    let (psv, hcpe) = (&runs["in.psv"].0, &runs["in.hcpe"].0);
+    assert!(psv.values().any(|d| d == "repetition"));
+    for (i, d) in psv {
+        if d != "repetition" {
+            assert_eq!(hcpe.get(i), Some(d), "record {i}");
+        }
+    }
+    assert!(hcpe.keys().all(|i| psv.contains_key(i)));
+}
+
+#[test]
 fn decisions_agree_with_cshogi_labels() {
     // The first 3,000 corpus start positions at the oracle's budget (100,000 nodes).
     let dir = TempDir::new("labels");
