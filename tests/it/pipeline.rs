@@ -197,6 +197,45 @@ fn one_and_two_threads_write_identical_bytes() {
     assert!(r["nodes"].as_u64().unwrap() > 0);
 }
 
+/// Writes `bytes` as `in.<ext>` (or `in.<ext>.zst`, compressed), runs it with a small node
+/// budget and dedup off, checks reconciliation and the detected format, and returns the
+/// non-kept decisions and the output directory.
+fn run_one_input(
+    dir: &TempDir,
+    ext: &str,
+    bytes: &[u8],
+    zst: bool,
+    n: usize,
+) -> (String, BTreeMap<u64, String>, std::path::PathBuf) {
+    let name = if zst {
+        format!("in.{ext}.zst")
+    } else {
+        format!("in.{ext}")
+    };
+    let path = dir.join(&name);
+    let body = if zst {
+        zstd::encode_all(bytes, 3).unwrap()
+    } else {
+        bytes.to_vec()
+    };
+    std::fs::write(&path, body).unwrap();
+    let out = dir.join(&format!("out-{name}"));
+    let cfg = config(
+        dir,
+        &[&path],
+        "[filter.mate]\nnodes = 2000\n[filter.dedup]\nenabled = false\n",
+    );
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let r = report(&out);
+    assert_eq!(reconciles(&r), n as u64, "{name}");
+    assert_eq!(r["inputs"][0]["format"], ext, "{name}");
+    assert_eq!(
+        r["move_field"]["illegal"], 0,
+        "{name}: every move field is legal"
+    );
+    (name, decisions(&out), out)
+}
+
 #[test]
 fn every_format_plain_and_zst_gives_the_same_decisions() {
     let dir = TempDir::new("formats");
@@ -219,29 +258,8 @@ fn every_format_plain_and_zst_gives_the_same_decisions() {
     let mut by_format = BTreeMap::new();
     for (ext, bytes) in &inputs {
         for zst in [false, true] {
-            let name = if zst {
-                format!("in.{ext}.zst")
-            } else {
-                format!("in.{ext}")
-            };
-            let path = dir.join(&name);
-            let body = if zst {
-                zstd::encode_all(&bytes[..], 3).unwrap()
-            } else {
-                bytes.clone()
-            };
-            std::fs::write(&path, body).unwrap();
-            let out = dir.join(&format!("out-{name}"));
-            let cfg = config(
-                &dir,
-                &[&path],
-                "[filter.mate]\nnodes = 2000\n[filter.dedup]\nenabled = false\n",
-            );
-            run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-            let r = report(&out);
-            assert_eq!(reconciles(&r), n as u64, "{name}");
-            assert_eq!(r["inputs"][0]["format"], *ext, "{name}");
-            by_format.insert(name, (decisions(&out), out));
+            let (name, d, out) = run_one_input(&dir, ext, bytes, zst, n);
+            by_format.insert(name, (d, out));
         }
     }
     // Compression changes nothing: every output file is identical (the audit up to the input
@@ -289,36 +307,8 @@ fn teacher_formats_psv_and_hcpe_plain_and_zst_agree() {
     let mut runs = BTreeMap::new();
     for (ext, bytes) in &inputs {
         for zst in [false, true] {
-            let name = if zst {
-                format!("in.{ext}.zst")
-            } else {
-                format!("in.{ext}")
-            };
-            let path = dir.join(&name);
-            std::fs::write(
-                &path,
-                if zst {
-                    zstd::encode_all(&bytes[..], 3).unwrap()
-                } else {
-                    bytes.clone()
-                },
-            )
-            .unwrap();
-            let out = dir.join(&format!("out-{name}"));
-            let cfg = config(
-                &dir,
-                &[&path],
-                "[filter.mate]\nnodes = 2000\n[filter.dedup]\nenabled = false\n",
-            );
-            run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-            let r = report(&out);
-            assert_eq!(reconciles(&r), n as u64, "{name}");
-            assert_eq!(r["inputs"][0]["format"], *ext, "{name}");
-            assert_eq!(
-                r["move_field"]["illegal"], 0,
-                "{name}: teacher moves are legal"
-            );
-            runs.insert(name, (decisions(&out), out));
+            let (name, d, out) = run_one_input(&dir, ext, bytes, zst, n);
+            runs.insert(name, (d, out));
         }
     }
     for (ext, _) in &inputs {
