@@ -227,8 +227,9 @@ pub struct Decoded {
     pub position: Position,
     /// psv / hcpe fields.
     pub teacher: Option<TeacherFields>,
-    /// USI lines: the positions before the final one.
-    pub history: Option<History>,
+    /// USI lines: the positions before the final one (boxed: binary records, the common
+    /// case, then carry only a null pointer, which keeps `Decoded` cheap to move).
+    pub history: Option<Box<History>>,
 }
 
 /// Decodes one record of `format` (see the module contract).
@@ -244,20 +245,60 @@ pub fn decode(format: Format, bytes: &[u8]) -> Result<Decoded, CodecError> {
             Ok(Decoded {
                 position,
                 teacher: None,
-                history: Some(history),
+                history: Some(Box::new(history)),
             })
         }
         Format::Psfen | Format::Hcp | Format::Psv | Format::Hcpe => {
             let mut position = decode_position_binary(format, bytes)?;
-            let teacher = teacher_fields(format, bytes, &position);
-            if let Some(ply) = teacher.and_then(|t| t.game_ply).filter(|&p| p > 0) {
-                position.set_ply(ply as u32);
-            }
+            let teacher = binary_fields(format, bytes, &mut position);
             Ok(Decoded {
                 position,
                 teacher,
                 history: None,
             })
+        }
+    }
+}
+
+/// [`decode`] into a reused `out`: the same result, but a binary record's position is built
+/// in place (no copy of it, and its undo-stack allocation is kept), which is what a loop
+/// over millions of records wants. On error `out` holds some valid position (unspecified
+/// which) and must not be read as the record.
+pub fn decode_into(format: Format, bytes: &[u8], out: &mut Decoded) -> Result<(), CodecError> {
+    if format.is_text() {
+        *out = decode(format, bytes)?;
+        return Ok(());
+    }
+    out.history = None;
+    out.teacher = None;
+    let head = fixed::<32>(format, bytes)?;
+    let scheme = match format {
+        Format::Psfen | Format::Psv => &psfen::SCHEME,
+        _ => &hcp::SCHEME,
+    };
+    packed::decode_into(head, scheme, &mut out.position)?;
+    out.teacher = binary_fields(format, bytes, &mut out.position);
+    Ok(())
+}
+
+/// A decoded binary record's teacher fields; sets the position's ply from the record's game
+/// ply when it has one.
+#[inline(always)]
+fn binary_fields(format: Format, bytes: &[u8], position: &mut Position) -> Option<TeacherFields> {
+    let teacher = teacher_fields(format, bytes, position);
+    if let Some(ply) = teacher.and_then(|t| t.game_ply).filter(|&p| p > 0) {
+        position.set_ply(ply as u32);
+    }
+    teacher
+}
+
+impl Default for Decoded {
+    /// The start position, no fields: a slot for [`decode_into`].
+    fn default() -> Decoded {
+        Decoded {
+            position: Position::startpos(),
+            teacher: None,
+            history: None,
         }
     }
 }

@@ -151,40 +151,75 @@ const FULL: u64 = 18 * lane(0)
 
 const BLACK_KING: Piece = Piece::new(Color::Black, PieceType::King);
 
-/// Decodes a 32-byte record with `scheme` into a validated position (ply 1), built in place.
+/// Decodes a 32-byte record with `scheme` into a validated position (ply 1).
+#[inline]
+pub(crate) fn decode(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
+    let mut pos = Position::decoding_blank();
+    decode_into(bytes, scheme, &mut pos)?;
+    Ok(pos)
+}
+
+/// Decodes a 32-byte record with `scheme` into `pos` (a validated position, ply 1), built in
+/// place: no copy of the position, and `pos`'s undo-stack allocation is kept. On error `pos`
+/// is the start position (never a half-decoded board).
 ///
 /// On x86-64 CPUs with BMI2 the same code runs compiled for BMI2 (its variable shifts are
 /// single `shrx`/`shlx` instructions on the decoder's serial chain: +5 % psv → Position in one
 /// same-box comparison); elsewhere the portable build runs. Both compile the one function
-/// [`decode_portable`], and a unit test compares them on vectors, bit flips and random bytes.
+/// [`decode_portable_into`], and a unit test compares them on vectors, bit flips and random
+/// bytes.
 #[inline]
-pub(crate) fn decode(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
+pub(crate) fn decode_into(
+    bytes: &[u8; 32],
+    scheme: &Scheme,
+    pos: &mut Position,
+) -> Result<(), CodecError> {
+    let result = dispatch(bytes, scheme, pos);
+    if result.is_err() {
+        failed(pos);
+    }
+    result
+}
+
+#[inline(always)]
+fn dispatch(bytes: &[u8; 32], scheme: &Scheme, pos: &mut Position) -> Result<(), CodecError> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("bmi2") {
             // SAFETY: `decode_bmi2` only requires BMI2, which the CPU was just checked to have.
             #[allow(unsafe_code)]
-            return unsafe { decode_bmi2(bytes, scheme) };
+            return unsafe { decode_bmi2(bytes, scheme, pos) };
         }
     }
-    decode_portable(bytes, scheme)
+    decode_portable_into(bytes, scheme, pos)
 }
 
-/// [`decode_portable`] compiled with BMI2 enabled.
+/// The error path of [`decode_into`]: no half-decoded board is left behind.
+#[cold]
+fn failed(pos: &mut Position) {
+    *pos = Position::startpos();
+}
+
+/// [`decode_portable_into`] compiled with BMI2 enabled.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn decode_bmi2(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
-    decode_portable(bytes, scheme)
+fn decode_bmi2(bytes: &[u8; 32], scheme: &Scheme, pos: &mut Position) -> Result<(), CodecError> {
+    decode_portable_into(bytes, scheme, pos)
 }
 
-/// The decoder itself, without CPU-specific dispatch (the fallback, also used by tests).
+/// The decoder itself, without CPU-specific dispatch (the fallback, also used by tests). On
+/// error `pos` holds an unspecified board ([`decode_into`] resets it).
 #[inline(always)]
-pub(crate) fn decode_portable(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
+pub(crate) fn decode_portable_into(
+    bytes: &[u8; 32],
+    scheme: &Scheme,
+    pos: &mut Position,
+) -> Result<(), CodecError> {
     let (side, bk, wk) = header(bytes)?;
-    let mut pos = Position::decoding_start(side, Square::from_index(bk), Square::from_index(wk));
-    let hands = decode_body(bytes, scheme, bk, wk, &mut pos)?;
+    pos.decoding_restart(side, Square::from_index(bk), Square::from_index(wk));
+    let hands = decode_body(bytes, scheme, bk, wk, pos)?;
     pos.decoding_finish(hands)?;
-    Ok(pos)
+    Ok(())
 }
 
 /// Where [`decode_body`] puts the board pieces (kings excluded).
@@ -522,6 +557,37 @@ pub(crate) const fn make_scheme(
 mod tests {
     use super::*;
 
+    /// The portable decoder by value, as [`decode`] returns it.
+    fn decode_portable(bytes: &[u8; 32], scheme: &Scheme) -> Result<Position, CodecError> {
+        let mut pos = Position::decoding_blank();
+        decode_portable_into(bytes, scheme, &mut pos)?;
+        Ok(pos)
+    }
+
+    /// Decoding into one reused position gives what a fresh decode gives (nothing of the
+    /// previous record survives), and a failed decode leaves the start position.
+    fn check_reuse(reused: &mut Position, bytes: &[u8; 32], scheme: &Scheme) {
+        match (decode_into(bytes, scheme, reused), decode(bytes, scheme)) {
+            (Ok(()), Ok(fresh)) => {
+                assert_eq!(*reused, fresh);
+                assert_eq!(reused.key(), fresh.key());
+                assert_eq!(reused.checkers(), fresh.checkers());
+                assert_eq!(reused.ply(), fresh.ply());
+                for c in Color::ALL {
+                    assert_eq!(reused.pieces_of(c), fresh.pieces_of(c));
+                    for pt in PieceType::ALL {
+                        assert_eq!(reused.pieces(c, pt), fresh.pieces(c, pt));
+                    }
+                }
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b);
+                assert_eq!(*reused, Position::startpos());
+            }
+            (a, b) => panic!("reused {a:?} vs fresh {b:?}"),
+        }
+    }
+
     #[test]
     fn hand_units_are_one_piece_of_each_kind() {
         for pt in PieceType::HAND {
@@ -531,7 +597,8 @@ mod tests {
     }
 
     /// The CPU-dispatched decoder and the portable fallback agree on every codec vector (both
-    /// formats), on each vector with every single bit flipped, and on pseudo-random bytes.
+    /// formats), on each vector with every single bit flipped, and on pseudo-random bytes;
+    /// so does decoding all of them into one reused position.
     #[test]
     fn dispatched_and_portable_decoders_agree() {
         let path = concat!(
@@ -547,6 +614,7 @@ mod tests {
             ("hcp", &crate::codec::hcp::SCHEME),
         ];
         let mut compared = 0;
+        let mut reused = Position::startpos();
         for line in text.lines().take(1000) {
             let v: serde_json::Value = serde_json::from_str(line).expect("json line");
             for (key, scheme) in schemes {
@@ -561,6 +629,7 @@ mod tests {
                         decode_portable(&b, scheme),
                         "{key} {line}"
                     );
+                    check_reuse(&mut reused, &b, scheme);
                     compared += 1;
                 }
             }
@@ -575,6 +644,7 @@ mod tests {
             });
             for (_, scheme) in schemes {
                 assert_eq!(decode(&b, scheme), decode_portable(&b, scheme));
+                check_reuse(&mut reused, &b, scheme);
             }
         }
         assert!(compared > 70_000);

@@ -10,6 +10,7 @@ use super::output::{AtomicFile, FileInfo};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
+use crate::filter::BuildKeyHasher;
 use crate::filter::{Decision, DropReason};
 use crate::io::output::{OutputOptions, ShardWriter};
 use crate::shogi::Fingerprint;
@@ -17,6 +18,10 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
+
+/// Dedup keys seen so far and the global index of the first record with each (reference
+/// pools: `u64::MAX`). Keys are random 128-bit fingerprints, so they are their own hash.
+pub type DedupIndex = HashMap<Fingerprint, u64, BuildKeyHasher>;
 
 /// Running state of the commit: counts, the dedup map and the open writers.
 pub struct Commit {
@@ -26,8 +31,9 @@ pub struct Commit {
     pub tallies: Tallies,
     /// Records read per input file.
     pub per_file: Vec<u64>,
-    dedup: Option<HashMap<Fingerprint, u64>>,
-    kept: HashMap<Format, ShardWriter>,
+    dedup: Option<DedupIndex>,
+    /// Kept-record writers, one per output format met so far (a handful: searched linearly).
+    kept: Vec<(Format, ShardWriter)>,
     out_format: Option<Format>,
     audit: Option<AtomicFile>,
     rejected: AtomicFile,
@@ -54,7 +60,7 @@ pub struct CommitOptions<'a> {
     /// Write mates.jsonl and mates.<fmt> in this format.
     pub mates: Option<Format>,
     /// Dedup on (with reference keys pre-filled, index `u64::MAX`).
-    pub dedup: Option<HashMap<Fingerprint, u64>>,
+    pub dedup: Option<DedupIndex>,
     /// Input file names, by file number.
     pub files: Vec<String>,
 }
@@ -68,7 +74,7 @@ impl Commit {
             tallies: Tallies::default(),
             per_file: vec![0; o.files.len()],
             dedup: o.dedup,
-            kept: HashMap::new(),
+            kept: Vec::new(),
             out_format: o.out_format,
             audit: if o.audit {
                 Some(AtomicFile::create(dir, "audit.jsonl")?)
@@ -121,7 +127,8 @@ impl Commit {
             self.tallies.move_field.cleared += r.move_cleared as u64;
         }
         let mut decision = r.decision.clone();
-        let mut detail = r.detail.clone();
+        let extra = r.extra();
+        let mut detail = extra.detail.clone();
         if decision.is_keep() {
             if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
                 match map.get(&key) {
@@ -148,19 +155,26 @@ impl Commit {
                     if let Some(audit) = self.audit.as_mut() {
                         let line = json!({
                             "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
-                            "offset": r.offset, "decision": "keep", "detail": r.open_path_detail,
+                            "offset": r.offset, "decision": "keep", "detail": extra.open_path_detail,
                         });
                         audit.write_json_line(&line)?;
                     }
                 }
                 let target = self.out_format.unwrap_or(format);
-                let writer = self.kept.entry(target).or_insert_with(|| {
-                    let opts = OutputOptions {
-                        zstd_level: self.zstd_level,
-                        shard_records: self.shard_records,
-                    };
-                    ShardWriter::new(&self.out_dir.join("kept"), target, opts)
-                });
+                let at = match self.kept.iter().position(|(f, _)| *f == target) {
+                    Some(at) => at,
+                    None => {
+                        let opts = OutputOptions {
+                            zstd_level: self.zstd_level,
+                            shard_records: self.shard_records,
+                        };
+                        let dir = self.out_dir.join("kept");
+                        self.kept
+                            .push((target, ShardWriter::new(&dir, target, opts)));
+                        self.kept.len() - 1
+                    }
+                };
+                let writer = &mut self.kept[at].1;
                 writer
                     .write_record(out.get(r.out.clone()).unwrap_or(&[]))
                     .map_err(io::Error::other)?;
@@ -176,7 +190,7 @@ impl Commit {
                     DropReason::Declaration => d.declaration += 1,
                     DropReason::Duplicate => d.duplicate += 1,
                 }
-                if let Some((kind, perpetual)) = r.repetition {
+                if let Some((kind, perpetual)) = extra.repetition {
                     *self.tallies.repetition.entry(kind.to_string()).or_default() += 1;
                     if perpetual {
                         *self
@@ -193,7 +207,7 @@ impl Commit {
                     });
                     audit.write_json_line(&line)?;
                 }
-                if let Some(m) = &r.mate {
+                if let Some(m) = &extra.mate {
                     if let Some(j) = self.mates_jsonl.as_mut() {
                         j.write_json_line(&json!({
                             "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
@@ -226,7 +240,7 @@ impl Commit {
                 let line = json!({
                     "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
                     "decision": "rejected", "detail": reason.to_string(),
-                    "raw": r.raw_hex,
+                    "raw": extra.raw_hex,
                 });
                 self.rejected.write_json_line(&line)?;
             }
@@ -238,7 +252,7 @@ impl Commit {
     /// shards first in format order.
     pub fn finish(self) -> io::Result<Vec<FileInfo>> {
         let mut files = Vec::new();
-        let mut writers: Vec<(Format, ShardWriter)> = self.kept.into_iter().collect();
+        let mut writers = self.kept;
         writers.sort_by_key(|(f, _)| f.name());
         let mates = self.mates_bin.map(|w| (Format::Psv, w));
         for (_, w) in writers.into_iter().chain(mates) {

@@ -124,7 +124,7 @@ pub struct WorkersConfig {
     pub threads: usize,
     /// df-pn table per worker, MiB.
     pub table_mb: usize,
-    /// Records per batch handed to a worker.
+    /// Records per batch handed to a worker; 0 = automatic (see [`Config::batch_records`]).
     pub batch_records: usize,
 }
 
@@ -213,7 +213,7 @@ impl Default for WorkersConfig {
         WorkersConfig {
             threads: 0,
             table_mb: 64,
-            batch_records: 256,
+            batch_records: 0,
         }
     }
 }
@@ -248,6 +248,11 @@ impl Default for MatesConfig {
         }
     }
 }
+
+/// Automatic batch size with the mate filter on.
+pub const AUTO_BATCH_MATE: usize = 256;
+/// Automatic batch size with the mate filter off.
+pub const AUTO_BATCH_NO_MATE: usize = 8192;
 
 /// Resolved settings: the only input to the run. Paths are absolute or relative to the
 /// current directory (already joined with the config file's directory).
@@ -298,6 +303,19 @@ impl RawConfig {
 }
 
 impl Config {
+    /// Records per batch: `workers.batch_records`, or when that is 0,
+    /// [`AUTO_BATCH_MATE`] with the mate filter on (a batch is then milliseconds of search,
+    /// and small batches keep every core busy to the end) and [`AUTO_BATCH_NO_MATE`]
+    /// without it (a record then takes well under a microsecond, and larger batches
+    /// amortise the hand-off between threads). Never 0.
+    pub fn batch_records(&self) -> usize {
+        match self.raw.workers.batch_records {
+            0 if self.raw.filter.mate.enabled => AUTO_BATCH_MATE,
+            0 => AUTO_BATCH_NO_MATE,
+            n => n,
+        }
+    }
+
     /// Checks values and resolves paths against `base` (the config file's directory).
     pub fn resolve(
         raw: RawConfig,
@@ -357,9 +375,6 @@ impl Config {
                 "must be at least 1 (MiB per worker)".into(),
             ));
         }
-        if raw.workers.batch_records == 0 {
-            return Err(bad("workers.batch_records", "must be at least 1".into()));
-        }
         if raw.filter.mate.enabled && raw.filter.mate.nodes == 0 {
             return Err(bad(
                 "filter.mate.nodes",
@@ -417,6 +432,16 @@ mod tests {
         assert_eq!(c.out_dir, PathBuf::from("dir/out"));
         assert!(c.threads >= 1);
         assert_eq!(c.raw.filter.mate.nodes, 100_000);
+    }
+
+    #[test]
+    fn batch_size_is_automatic_unless_set() {
+        let with_mate = parse("[input]\npaths = [\"a\"]\n").unwrap();
+        assert_eq!(with_mate.batch_records(), AUTO_BATCH_MATE);
+        let without = parse("[input]\npaths = [\"a\"]\n[filter.mate]\nenabled = false\n").unwrap();
+        assert_eq!(without.batch_records(), AUTO_BATCH_NO_MATE);
+        let set = parse("[input]\npaths = [\"a\"]\n[workers]\nbatch_records = 77\n").unwrap();
+        assert_eq!(set.batch_records(), 77);
     }
 
     #[test]

@@ -37,7 +37,7 @@ use config::{Compression, Config};
 use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 use thiserror::Error;
@@ -137,7 +137,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let mut batches = Batches::new(
         specs,
         BatchOptions {
-            records: config.raw.workers.batch_records,
+            records: config.batch_records(),
             align_games: true,
         },
     );
@@ -236,8 +236,8 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
 fn reference_keys(
     config: &Config,
     settings: &Settings,
-) -> Result<HashMap<crate::shogi::Fingerprint, u64>, PipelineError> {
-    let mut keys = HashMap::new();
+) -> Result<commit::DedupIndex, PipelineError> {
+    let mut keys = commit::DedupIndex::default();
     if config.reference_paths.is_empty() {
         return Ok(keys);
     }

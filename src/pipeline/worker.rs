@@ -38,7 +38,9 @@ pub struct MateOut {
     pub binary: Vec<u8>,
 }
 
-/// What happened to one record.
+/// What happened to one record. Kept for every record until its batch is committed, so
+/// the common case (a kept or plainly dropped record) is small: everything that only some
+/// records carry lives in [`RecordOutcome::extra`].
 #[derive(Debug, Clone)]
 pub struct RecordOutcome {
     /// Global record index.
@@ -49,14 +51,10 @@ pub struct RecordOutcome {
     pub offset: u64,
     /// The decision before dedup.
     pub decision: Decision,
-    /// Audit detail (`Value::Null` when none).
-    pub detail: Value,
     /// Dedup key for a kept position.
     pub dedup_key: Option<Fingerprint>,
     /// The bytes to write if kept, as a range of [`BatchOutcome::out`].
     pub out: Range<usize>,
-    /// The mate, for dropped mate / mated / checkmated records.
-    pub mate: Option<MateOut>,
     /// Solver nodes spent.
     pub nodes: u64,
     /// The solver ran out of budget (the record is kept).
@@ -67,13 +65,34 @@ pub struct RecordOutcome {
     pub move_cleared: bool,
     /// The side to move's king has an open entering-king path (tag mode).
     pub open_path: bool,
-    /// Its audit detail: the files it reaches, whether it already stands in the camp.
+    /// Audit detail, mate, repetition kind, raw bytes: `None` when the record has none.
+    pub extra: Option<Box<RecordExtra>>,
+}
+
+/// The parts of a [`RecordOutcome`] that only some records carry (boxed: one pointer in the
+/// common case).
+#[derive(Debug, Clone, Default)]
+pub struct RecordExtra {
+    /// Audit detail (`Value::Null` when none).
+    pub detail: Value,
+    /// The mate, for dropped mate / mated / checkmated records.
+    pub mate: Option<MateOut>,
+    /// The open entering-king path's audit detail (tag mode): files reached, in camp.
     pub open_path_detail: Value,
     /// For repetition drops: `exact` or `inferior`, and whether it was perpetual check.
     pub repetition: Option<(&'static str, bool)>,
     /// For rejects: the raw record bytes, hex.
     pub raw_hex: Option<String>,
 }
+
+/// The extra part of a record without one.
+static NO_EXTRA: RecordExtra = RecordExtra {
+    detail: Value::Null,
+    mate: None,
+    open_path_detail: Value::Null,
+    repetition: None,
+    raw_hex: None,
+};
 
 /// A processed batch: outcomes in input order and the bytes of kept records.
 #[derive(Debug, Default)]
@@ -88,6 +107,8 @@ pub struct BatchOutcome {
 pub struct Worker {
     solver: Option<Solver>,
     history: GameHistory,
+    /// The record being decided, decoded in place (one position reused for every record).
+    decoded: Decoded,
 }
 
 impl Worker {
@@ -96,6 +117,7 @@ impl Worker {
         Worker {
             solver: settings.mate.as_ref().map(|m| Solver::new(m.table_mb)),
             history: GameHistory::new(),
+            decoded: Decoded::default(),
         }
     }
 
@@ -141,14 +163,15 @@ impl Worker {
     ) -> RecordOutcome {
         let mut r = RecordOutcome::new();
         // 1. validity
+        if let Err(e) = codec::decode_into(format, bytes, &mut self.decoded) {
+            return r.reject(reject_reason(e), bytes);
+        }
         let Decoded {
-            position: mut pos,
+            position: pos,
             teacher,
             history,
-        } = match codec::decode(format, bytes) {
-            Ok(d) => d,
-            Err(e) => return r.reject(reject_reason(e), bytes),
-        };
+        } = &mut self.decoded;
+        let teacher = *teacher;
         if let Some(t) = teacher
             .as_ref()
             .filter(|t| t.raw_move != 0 && !t.move_legal)
@@ -184,11 +207,12 @@ impl Worker {
                 r.tag_open_path(info.of(pos.side_to_move()));
             }
             if v.drop {
-                r.detail = json!({
+                let open_path = r.open_path;
+                r.extra_mut().detail = json!({
                     "declared": format!("{:?}", v.declared).to_lowercase(),
                     "points": v.points,
                     "pieces_in_camp": v.pieces_in_camp,
-                    "open_path": r.open_path,
+                    "open_path": open_path,
                 });
                 r.decision = Decision::Drop(DropReason::Declaration);
                 return r;
@@ -200,15 +224,16 @@ impl Worker {
                 // Only the terminal test: a position in check is not searched.
                 terminal_only(&pos)
             } else {
-                solver.solve(&mut pos, &m.limits)
+                solver.solve(pos, &m.limits)
             };
             r.nodes = v.nodes;
             r.unknown = v.result == MateResult::Unknown;
             if let Some(reason) = drop_reason(v.result) {
                 let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
-                r.detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
+                r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
                 if reason != DropReason::NoLegalMoves {
-                    r.mate = Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
+                    r.extra_mut().mate =
+                        Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
                 }
                 r.decision = Decision::Drop(reason);
                 return r;
@@ -263,25 +288,32 @@ impl RecordOutcome {
             file: 0,
             offset: 0,
             decision: Decision::Keep,
-            detail: Value::Null,
             dedup_key: None,
             out: 0..0,
-            mate: None,
             nodes: 0,
             unknown: false,
             move_illegal: false,
             move_cleared: false,
             open_path: false,
-            open_path_detail: Value::Null,
-            repetition: None,
-            raw_hex: None,
+            extra: None,
         }
     }
 
+    /// The extra part (an empty one when the record has none).
+    pub fn extra(&self) -> &RecordExtra {
+        self.extra.as_deref().unwrap_or(&NO_EXTRA)
+    }
+
+    /// The extra part, created on first use.
+    fn extra_mut(&mut self) -> &mut RecordExtra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
     fn reject(mut self, reason: RejectReason, bytes: &[u8]) -> RecordOutcome {
-        self.detail = json!(reason.to_string());
+        let extra = self.extra_mut();
+        extra.detail = json!(reason.to_string());
+        extra.raw_hex = Some(hex(bytes));
         self.decision = Decision::Reject(reason);
-        self.raw_hex = Some(hex(bytes));
         self
     }
 
@@ -294,8 +326,9 @@ impl RecordOutcome {
             RepetitionKind::Exact => "exact",
             RepetitionKind::Inferior => "inferior",
         };
-        self.repetition = Some((name, perpetual));
-        self.detail = json!({
+        let extra = self.extra_mut();
+        extra.repetition = Some((name, perpetual));
+        extra.detail = json!({
             "kind": name,
             "occurrences": scan.occurrences(),
             "exact": scan.exact,
@@ -315,7 +348,7 @@ impl RecordOutcome {
                 .filter(|f| path.files >> f & 1 != 0)
                 .map(|f| f + 1)
                 .collect();
-            self.open_path_detail =
+            self.extra_mut().open_path_detail =
                 json!({"open_path": true, "in_camp": path.in_camp, "files": files});
         }
     }

@@ -1,13 +1,14 @@
 //! In-place construction of a [`Position`] for the binary decoders (the codecs' fast path).
 //!
-//! A decoder starts a position with [`Position::decoding_start`] (empty board, both kings),
+//! A decoder starts a position with [`Position::decoding_restart`] (empty board, both kings),
 //! places every other piece with [`Position::place`] while it reads the bit stream, and ends
 //! with [`Position::decoding_finish`], which sets the hands, the hand key and the checkers and
 //! validates the result. The position is built where it will be returned, with no
-//! intermediate piece list and no copy of the ~400-byte struct per step.
+//! intermediate piece list and no copy of the ~400-byte struct per step; a caller that
+//! decodes many records reuses one position (no copy per record either).
 //!
 //! # Invariants
-//! - Between `decoding_start` and `decoding_finish` the board, bitboards and board key
+//! - Between `decoding_restart` and `decoding_finish` the board, bitboards and board key
 //!   describe the same pieces (every `place` updates all three).
 //! - `decoding_finish` returns `Ok` only for a position that [`Position::validate`] accepts;
 //!   on any doubt it defers to `validate`, so its error is the one `validate` reports.
@@ -56,22 +57,38 @@ pub(crate) fn two_on_a_file(set: Bitboard) -> bool {
 }
 
 impl Position {
-    /// An empty board with the two kings on their (distinct) squares, `side` to move, ply 1,
-    /// no hands yet. Only for decoders, which must go on with [`Position::place`] and
-    /// [`Position::decoding_finish`].
+    /// A placeholder to decode into with [`Position::decoding_restart`] (an empty board
+    /// without kings: not a valid position until a decoder has filled it).
     #[inline(always)]
-    pub(crate) fn decoding_start(side: Color, black_king: Square, white_king: Square) -> Position {
+    pub(crate) fn decoding_blank() -> Position {
+        Position::bare(Color::Black, [Square::SQ_1A, Square::SQ_1A])
+    }
+
+    /// Turns `self` into an empty board with the two kings on their (distinct) squares,
+    /// `side` to move, ply 1, no hands yet, keeping the undo stack's allocation (a worker
+    /// decodes millions of records into one position). Only for decoders, which must go on
+    /// with [`Position::place`] and [`Position::decoding_finish`].
+    #[inline(always)]
+    pub(crate) fn decoding_restart(&mut self, side: Color, black_king: Square, white_king: Square) {
         debug_assert_ne!(black_king, white_king);
-        let mut pos = Position::bare(side, [black_king, white_king]);
-        pos.board_key = if side == Color::White { SIDE } else { 0 };
-        pos.place(black_king, Piece::new(Color::Black, PieceType::King));
-        pos.place(white_king, Piece::new(Color::White, PieceType::King));
-        pos
+        self.board = [None; 81];
+        self.by_color = [Bitboard::EMPTY; 2];
+        self.by_type = [Bitboard::EMPTY; PieceType::NUM];
+        self.hands = [Hand::EMPTY; 2];
+        self.side = side;
+        self.king_sq = [black_king, white_king];
+        self.ply = 1;
+        self.board_key = if side == Color::White { SIDE } else { 0 };
+        self.hand_key = 0;
+        self.checkers = Bitboard::EMPTY;
+        self.undo.clear();
+        self.place(black_king, Piece::new(Color::Black, PieceType::King));
+        self.place(white_king, Piece::new(Color::White, PieceType::King));
     }
 
     /// Puts `p` on the empty square `sq` and updates the bitboards and the board key. The
     /// caller guarantees `sq` is empty and `p` is not a king (kings come from
-    /// [`Position::decoding_start`]).
+    /// [`Position::decoding_restart`]).
     #[inline(always)]
     pub(crate) fn place(&mut self, sq: Square, p: Piece) {
         debug_assert!(self.piece_on(sq).is_none());
