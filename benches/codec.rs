@@ -3,11 +3,13 @@
 //! Peers in the same run: rsshogi 1.7.3 `Position::set_packed_sfen` on the same PackedSfen
 //! bytes (criterion), and cshogi 1.1.0 `Board.set_psfen` (benches/cshogi_codec.py, run once
 //! at the start and printed; skipped with a note if Python or cshogi is missing).
+//! `CODEC_BENCH_TABLE_ONLY=1` stops after the on-CPU table (peers included).
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented pub fn
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use posfilter::codec::{self, hcp, psfen, Format};
+use posfilter::shogi::Position;
 use std::path::PathBuf;
 
 fn teacher(name: &str) -> Vec<u8> {
@@ -95,6 +97,17 @@ fn cpu_table(psv: &[u8], hcpe: &[u8], psfens: &[u8]) {
                 black_box(codec::decode_position_binary(format, black_box(r)).is_ok());
             }
         });
+        let mut pos = Position::startpos();
+        cpu_rate(
+            &format!("decode {format} into a reused Position"),
+            n,
+            || {
+                for r in bytes.chunks_exact(size) {
+                    black_box(codec::decode_position_into(format, black_box(r), &mut pos).is_ok());
+                    black_box(&pos);
+                }
+            },
+        );
     }
     cpu_rate("decode psv with teacher fields", n, || {
         for r in psv.chunks_exact(40) {
@@ -120,6 +133,9 @@ fn benches(c: &mut Criterion) {
     let hcps: Vec<u8> = hcpe.chunks(38).flat_map(|r| r[..32].to_vec()).collect();
     let n = psv.len() / 40;
     cpu_table(&psv, &hcpe, &psfens);
+    if std::env::var_os("CODEC_BENCH_TABLE_ONLY").is_some() {
+        return;
+    }
     let mut g = c.benchmark_group("decode");
     g.throughput(Throughput::Elements(n as u64));
     g.sample_size(20);

@@ -271,14 +271,30 @@ pub fn decode_into(format: Format, bytes: &[u8], out: &mut Decoded) -> Result<()
     }
     out.history = None;
     out.teacher = None;
+    decode_position_into(format, bytes, &mut out.position)?;
+    out.teacher = binary_fields(format, bytes, &mut out.position);
+    Ok(())
+}
+
+/// [`decode_position_binary`] into a reused `pos`, built in place (no copy of the position;
+/// its undo-stack allocation is kept). On error `pos` is the start position.
+#[inline]
+pub fn decode_position_into(
+    format: Format,
+    bytes: &[u8],
+    pos: &mut Position,
+) -> Result<(), CodecError> {
     let head = fixed::<32>(format, bytes)?;
     let scheme = match format {
         Format::Psfen | Format::Psv => &psfen::SCHEME,
-        _ => &hcp::SCHEME,
+        Format::Hcp | Format::Hcpe => &hcp::SCHEME,
+        Format::Sfen | Format::Usi => {
+            return Err(CodecError::Text(format!(
+                "{format} is a line format, not a binary one"
+            )))
+        }
     };
-    packed::decode_into(head, scheme, &mut out.position)?;
-    out.teacher = binary_fields(format, bytes, &mut out.position);
-    Ok(())
+    packed::decode_into(head, scheme, pos)
 }
 
 /// A decoded binary record's teacher fields; sets the position's ply from the record's game

@@ -27,7 +27,7 @@
 
 use super::bits::{build_table, BitWriter, DecodeTable};
 use super::CodecError;
-use crate::shogi::{Color, Hand, Piece, PieceType, Position, Square};
+use crate::shogi::{Builder, Color, Hand, Piece, PieceType, Position, Square};
 
 /// Owner field of a suffix symbol.
 pub(crate) const OWNER_BLACK: u8 = 0;
@@ -216,9 +216,9 @@ pub(crate) fn decode_portable_into(
     pos: &mut Position,
 ) -> Result<(), CodecError> {
     let (side, bk, wk) = header(bytes)?;
-    pos.decoding_restart(side, Square::from_index(bk), Square::from_index(wk));
-    let hands = decode_body(bytes, scheme, bk, wk, pos)?;
-    pos.decoding_finish(hands)?;
+    let mut builder = pos.decoding_restart(side, Square::from_index(bk), Square::from_index(wk));
+    let hands = decode_body(bytes, scheme, bk, wk, &mut builder)?;
+    builder.finish(hands)?;
     Ok(())
 }
 
@@ -228,7 +228,7 @@ pub(crate) trait Sink {
     fn put(&mut self, sq: Square, p: Piece);
 }
 
-impl Sink for Position {
+impl Sink for Builder<'_> {
     #[inline(always)]
     fn put(&mut self, sq: Square, p: Piece) {
         self.place(sq, p);

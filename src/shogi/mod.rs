@@ -24,6 +24,7 @@ pub mod zobrist;
 pub use bitboard::Bitboard;
 pub use hand::{Hand, HandRelation, HAND_BIT_MASK, HAND_BORROW_MASK};
 pub use moves::{Move, MoveList};
+pub(crate) use position::Builder;
 pub use position::Position;
 pub use sfen::{SfenError, STARTPOS};
 pub use types::{Color, Piece, PieceType, Square};

@@ -19,6 +19,7 @@ use super::zobrist::{self, Fingerprint, PRIMARY, SECONDARY, SIDE};
 
 #[path = "position_build.rs"]
 mod build;
+pub(crate) use build::Builder;
 
 /// What `undo_move` needs to restore one ply.
 #[derive(Clone, Copy, Debug)]

@@ -1,16 +1,16 @@
 //! In-place construction of a [`Position`] for the binary decoders (the codecs' fast path).
 //!
 //! A decoder starts a position with [`Position::decoding_restart`] (empty board, both kings),
-//! places every other piece with [`Position::place`] while it reads the bit stream, and ends
-//! with [`Position::decoding_finish`], which sets the hands, the hand key and the checkers and
-//! validates the result. The position is built where it will be returned, with no
+//! places every other piece with [`Builder::place`] while it reads the bit stream, and ends
+//! with [`Builder::finish`], which stores the bitboards and keys, sets the hands and the
+//! checkers and validates the result. The position is built where it will be returned, with no
 //! intermediate piece list and no copy of the ~400-byte struct per step; a caller that
 //! decodes many records reuses one position (no copy per record either).
 //!
 //! # Invariants
-//! - Between `decoding_restart` and `decoding_finish` the board, bitboards and board key
-//!   describe the same pieces (every `place` updates all three).
-//! - `decoding_finish` returns `Ok` only for a position that [`Position::validate`] accepts;
+//! - Between `decoding_restart` and `finish` the board array and the builder's per-piece
+//!   bitboards and board key describe the same pieces (every `place` updates all three).
+//! - `finish` returns `Ok` only for a position that [`Position::validate`] accepts;
 //!   on any doubt it defers to `validate`, so its error is the one `validate` reports.
 
 use super::Position;
@@ -66,36 +66,78 @@ impl Position {
 
     /// Turns `self` into an empty board with the two kings on their (distinct) squares,
     /// `side` to move, ply 1, no hands yet, keeping the undo stack's allocation (a worker
-    /// decodes millions of records into one position). Only for decoders, which must go on
-    /// with [`Position::place`] and [`Position::decoding_finish`].
+    /// decodes millions of records into one position), and returns the builder that places
+    /// the other pieces. Only for decoders, which must go on with [`Builder::place`] and
+    /// [`Builder::finish`].
     #[inline(always)]
-    pub(crate) fn decoding_restart(&mut self, side: Color, black_king: Square, white_king: Square) {
+    pub(crate) fn decoding_restart(
+        &mut self,
+        side: Color,
+        black_king: Square,
+        white_king: Square,
+    ) -> Builder<'_> {
         debug_assert_ne!(black_king, white_king);
         self.board = [None; 81];
-        self.by_color = [Bitboard::EMPTY; 2];
-        self.by_type = [Bitboard::EMPTY; PieceType::NUM];
         self.hands = [Hand::EMPTY; 2];
         self.side = side;
         self.king_sq = [black_king, white_king];
         self.ply = 1;
-        self.board_key = if side == Color::White { SIDE } else { 0 };
         self.hand_key = 0;
         self.checkers = Bitboard::EMPTY;
         self.undo.clear();
-        self.place(black_king, Piece::new(Color::Black, PieceType::King));
-        self.place(white_king, Piece::new(Color::White, PieceType::King));
+        let mut b = Builder {
+            board_key: if side == Color::White { SIDE } else { 0 },
+            piece_bits: [0; 32],
+            pos: self,
+        };
+        b.place(black_king, Piece::new(Color::Black, PieceType::King));
+        b.place(white_king, Piece::new(Color::White, PieceType::King));
+        b
     }
+}
 
-    /// Puts `p` on the empty square `sq` and updates the bitboards and the board key. The
-    /// caller guarantees `sq` is empty and `p` is not a king (kings come from
-    /// [`Position::decoding_restart`]).
+/// A position under construction by a decoder: the board array is written as pieces come,
+/// the bitboards are gathered per piece (one OR per piece instead of one per colour and one
+/// per kind) and stored, with the board key, by [`Builder::finish`].
+///
+/// Invariant: `piece_bits[p.index()]` and `board_key` describe exactly the pieces placed so
+/// far, which are also on the board array; the position's bitboards and keys are stale
+/// until `finish`.
+pub(crate) struct Builder<'a> {
+    pos: &'a mut Position,
+    piece_bits: [u128; 32],
+    board_key: u64,
+}
+
+impl Builder<'_> {
+    /// Puts `p` on the empty square `sq`. The caller guarantees `sq` is empty and `p` is not
+    /// a king (kings come from [`Position::decoding_restart`]).
     #[inline(always)]
     pub(crate) fn place(&mut self, sq: Square, p: Piece) {
-        debug_assert!(self.piece_on(sq).is_none());
-        self.put(sq, p);
+        debug_assert!(self.pos.piece_on(sq).is_none());
+        self.pos.board[sq.index()] = Some(p);
+        self.piece_bits[p.index()] |= 1u128 << sq.index();
         self.board_key ^= PRIMARY.piece_square[p.index()][sq.index()];
     }
 
+    /// Stores the bitboards and the board key, then finishes the position with `hands`
+    /// ([`Position::decoding_finish`]: hand key, checkers, validation).
+    #[inline(always)]
+    pub(crate) fn finish(self, hands: [Hand; 2]) -> Result<(), Invalid> {
+        let bits = &self.piece_bits;
+        let (mut black, mut white) = (0u128, 0u128);
+        for pt in 0..PieceType::NUM {
+            self.pos.by_type[pt] = Bitboard::from_bits(bits[pt] | bits[16 + pt]);
+            black |= bits[pt];
+            white |= bits[16 + pt];
+        }
+        self.pos.by_color = [Bitboard::from_bits(black), Bitboard::from_bits(white)];
+        self.pos.board_key = self.board_key;
+        self.pos.decoding_finish(hands)
+    }
+}
+
+impl Position {
     /// Sets the hands, the hand key and the checkers, then validates.
     ///
     /// Precondition: no kind has more pieces on the board and in the hands than a set holds
@@ -104,7 +146,7 @@ impl Position {
     /// bitboard operations, and any suspicion is handed to [`Position::validate`], whose
     /// verdict (and error) is returned.
     #[inline(always)]
-    pub(crate) fn decoding_finish(&mut self, hands: [Hand; 2]) -> Result<(), Invalid> {
+    fn decoding_finish(&mut self, hands: [Hand; 2]) -> Result<(), Invalid> {
         self.hands = hands;
         let mut hand_key = 0;
         for c in Color::ALL {
