@@ -108,6 +108,23 @@ fn cpu_table(psv: &[u8], hcpe: &[u8], psfens: &[u8]) {
                 }
             },
         );
+        let mut other = Position::startpos();
+        cpu_rate(
+            &format!("decode {format} in pairs, reused Positions"),
+            n,
+            || {
+                for r in bytes.chunks_exact(2 * size) {
+                    let (a, b) = r.split_at(size);
+                    let [x, y] = codec::decode_positions_into(
+                        format,
+                        black_box([a, b]),
+                        [&mut pos, &mut other],
+                    );
+                    black_box((x.is_ok(), y.is_ok()));
+                    black_box((&pos, &other));
+                }
+            },
+        );
     }
     cpu_rate("decode psv with teacher fields", n, || {
         for r in psv.chunks_exact(40) {
