@@ -15,6 +15,7 @@ use crate::filter::{Decision, DropReason};
 use crate::io::output::{OutputOptions, ShardWriter};
 use crate::shogi::Fingerprint;
 use serde_json::json;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
@@ -131,8 +132,9 @@ impl Commit {
         let mut detail = extra.detail.clone();
         if decision.is_keep() {
             if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
-                match map.get(&key) {
-                    Some(&first) => {
+                match map.entry(key) {
+                    Entry::Occupied(first) => {
+                        let first = *first.get();
                         decision = Decision::Drop(DropReason::Duplicate);
                         detail = if first == u64::MAX {
                             json!({"reference": true})
@@ -140,8 +142,8 @@ impl Commit {
                             json!({"first_index": first})
                         };
                     }
-                    None => {
-                        map.insert(key, r.index);
+                    Entry::Vacant(slot) => {
+                        slot.insert(r.index);
                     }
                 }
             }

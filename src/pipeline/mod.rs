@@ -85,9 +85,20 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .map(|p| input::detect(p, explicit))
         .collect::<Result<_, _>>()?;
     let settings = Settings::from_config(config);
+    let total: Option<u64> = detections
+        .iter()
+        .map(|d| match (d.compressed, d.format.record_size()) {
+            (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
+            _ => None,
+        })
+        .sum();
 
     let dedup = if settings.dedup {
-        Some(reference_keys(config, &settings)?)
+        let mut keys = reference_keys(config, &settings)?;
+        // Growing a hash map rehashes every key it holds; size it for the input up front
+        // (uncompressed inputs tell their record count), within a bound.
+        keys.reserve(total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize);
+        Some(keys)
     } else {
         None
     };
@@ -118,13 +129,6 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let workers: Vec<Mutex<Worker>> = (0..threads)
         .map(|_| Mutex::new(Worker::new(&settings)))
         .collect();
-    let total: Option<u64> = detections
-        .iter()
-        .map(|d| match (d.compressed, d.format.record_size()) {
-            (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
-            _ => None,
-        })
-        .sum();
     let progress = Progress::new(total, config.progress);
     let specs = paths
         .iter()
@@ -231,6 +235,9 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
 }
+
+/// The most dedup entries reserved up front (about 0.5 GiB); larger runs grow from there.
+const DEDUP_RESERVE_MAX: u64 = 1 << 24;
 
 /// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
 fn reference_keys(

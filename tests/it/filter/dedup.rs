@@ -95,9 +95,14 @@ fn mirror_pairs_are_one_only_with_mirror_on() {
     assert!(on.insert(&p));
     assert!(!on.insert(&m));
     assert!(on.contains(&p) && on.contains(&m));
-    // A symmetric position is its own mirror.
-    let s = Position::startpos();
+    // A symmetric position is its own mirror (the start position is not: rook and bishop
+    // swap sides).
+    let s = sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b - 1");
+    assert_eq!(s.mirrored_fingerprint(), s.fingerprint());
     assert_eq!(dedup_key(&s, true), s.fingerprint());
+    let start = Position::startpos();
+    assert_ne!(start.mirrored_fingerprint(), start.fingerprint());
+    assert_eq!(mirror(&start).fingerprint(), start.mirrored_fingerprint());
 }
 
 #[test]
