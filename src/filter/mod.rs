@@ -18,6 +18,7 @@
 
 pub mod declaration;
 pub mod dedup;
+pub mod first_seen;
 mod keyhash;
 pub mod repetition;
 
@@ -26,6 +27,7 @@ pub use declaration::{
     OpenPathInfo, OpenPathMode, OpenPathStats, RuleSetting,
 };
 pub use dedup::{dedup_key, Dedup, DedupConfig};
+pub use first_seen::FirstSeen;
 pub use keyhash::{BuildKeyHasher, KeyHasher};
 pub use repetition::{
     GameHistory, HistoryEntry, Perpetual, RepetitionConfig, RepetitionKind, RepetitionScan,

@@ -10,19 +10,20 @@ use super::output::{AtomicFile, FileInfo};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
-use crate::filter::BuildKeyHasher;
+use crate::filter::FirstSeen;
 use crate::filter::{Decision, DropReason};
 use crate::io::output::{OutputOptions, ShardWriter};
-use crate::shogi::Fingerprint;
 use serde_json::json;
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
 /// Dedup keys seen so far and the global index of the first record with each (reference
-/// pools: `u64::MAX`). Keys are random 128-bit fingerprints, so they are their own hash.
-pub type DedupIndex = HashMap<Fingerprint, u64, BuildKeyHasher>;
+/// pools: `u64::MAX`).
+pub type DedupIndex = FirstSeen;
+
+/// Records whose dedup slots are touched ahead of deciding them: enough misses in flight,
+/// few enough pages that they are all still mapped in the TLB when the decisions come.
+const WARM_CHUNK: usize = 64;
 
 /// Running state of the commit: counts, the dedup map and the open writers.
 pub struct Commit {
@@ -112,8 +113,19 @@ impl Commit {
 
     /// Applies one batch's outcomes in order.
     pub fn apply(&mut self, format: Format, outcome: BatchOutcome) -> io::Result<()> {
-        for r in &outcome.records {
-            self.apply_record(format, r, &outcome.out)?;
+        for chunk in outcome.records.chunks(WARM_CHUNK) {
+            if let Some(index) = &self.dedup {
+                // The index is far larger than the caches and the TLB: touch the slots of a
+                // few dozen keys first, in a loop of independent loads the CPU overlaps, so
+                // that the ordered pass (which decides) finds them cached instead of missing
+                // one record at a time.
+                for key in chunk.iter().filter_map(|r| r.dedup_key) {
+                    index.warm(key);
+                }
+            }
+            for r in chunk {
+                self.apply_record(format, r, &outcome.out)?;
+            }
         }
         Ok(())
     }
@@ -132,19 +144,13 @@ impl Commit {
         let mut detail = extra.detail.clone();
         if decision.is_keep() {
             if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
-                match map.entry(key) {
-                    Entry::Occupied(first) => {
-                        let first = *first.get();
-                        decision = Decision::Drop(DropReason::Duplicate);
-                        detail = if first == u64::MAX {
-                            json!({"reference": true})
-                        } else {
-                            json!({"first_index": first})
-                        };
-                    }
-                    Entry::Vacant(slot) => {
-                        slot.insert(r.index);
-                    }
+                if let Some(first) = map.first_or_insert(key, r.index) {
+                    decision = Decision::Drop(DropReason::Duplicate);
+                    detail = if first == u64::MAX {
+                        json!({"reference": true})
+                    } else {
+                        json!({"first_index": first})
+                    };
                 }
             }
         }

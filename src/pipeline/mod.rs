@@ -94,11 +94,10 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .sum();
 
     let dedup = if settings.dedup {
-        let mut keys = reference_keys(config, &settings)?;
-        // Growing a hash map rehashes every key it holds; size it for the input up front
+        // Growing the index re-places every key it holds; size it for the input up front
         // (uncompressed inputs tell their record count), within a bound.
-        keys.reserve(total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize);
-        Some(keys)
+        let expected = total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize;
+        Some(reference_keys(config, &settings, expected)?)
     } else {
         None
     };
@@ -236,15 +235,17 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     Ok(report)
 }
 
-/// The most dedup entries reserved up front (about 0.5 GiB); larger runs grow from there.
+/// The most dedup keys room is made for up front (2^25 slots of 24 bytes: 0.75 GiB); larger
+/// runs grow from there.
 const DEDUP_RESERVE_MAX: u64 = 1 << 24;
 
 /// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
 fn reference_keys(
     config: &Config,
     settings: &Settings,
+    expected: usize,
 ) -> Result<commit::DedupIndex, PipelineError> {
-    let mut keys = commit::DedupIndex::default();
+    let mut keys = commit::DedupIndex::with_capacity(expected);
     if config.reference_paths.is_empty() {
         return Ok(keys);
     }
@@ -268,10 +269,8 @@ fn reference_keys(
         let batch = batch?;
         for rec in batch.iter() {
             if let Ok(d) = codec::decode(batch.format, rec.bytes) {
-                keys.insert(
-                    crate::filter::dedup_key(&d.position, settings.dedup_mirror),
-                    u64::MAX,
-                );
+                let key = crate::filter::dedup_key(&d.position, settings.dedup_mirror);
+                keys.first_or_insert(key, u64::MAX);
             }
         }
     }

@@ -1,0 +1,197 @@
+//! [`FirstSeen`]: the pipeline's dedup index, from a position's 128-bit [`Fingerprint`] to the
+//! global index of the first record that had it, built for an index far larger than the
+//! CPU caches.
+//!
+//! A general hash map keeps control bytes and entries apart, so inserting a new key misses
+//! the cache twice, and a probe of the next record cannot start before the current one has
+//! decided. Here a slot holds the whole key and its value (24 bytes, open addressing with
+//! linear probing, at most 70 % full), so a probe touches one or two adjacent lines, and
+//! [`FirstSeen::warm`] lets a caller touch the slots of many keys first, in a loop of
+//! independent loads that the CPU overlaps, before the ordered pass that decides.
+//!
+//! # Invariants
+//! - A slot is empty iff both key halves are zero; the all-zero fingerprint, which would
+//!   look empty, is kept aside in `zero`.
+//! - Every stored key sits at its home slot (`low half & mask`) or after it with no empty
+//!   slot in between (linear probing; there are no deletions).
+//! - `len` counts the stored keys, `zero` included; `len <= 0.7 * slots` outside `grow`.
+
+use crate::shogi::Fingerprint;
+
+/// One slot: a key and the index of the first record with it.
+#[derive(Clone, Copy, Default, Debug)]
+struct Slot {
+    lo: u64,
+    hi: u64,
+    first: u64,
+}
+
+/// Map from fingerprints to the index of the first record that had them (see the module).
+#[derive(Clone, Debug)]
+pub struct FirstSeen {
+    slots: Vec<Slot>,
+    mask: usize,
+    len: usize,
+    zero: Option<u64>,
+}
+
+impl Default for FirstSeen {
+    fn default() -> FirstSeen {
+        FirstSeen::with_capacity(0)
+    }
+}
+
+/// The fewest slots for `keys` keys at most 70 % full (a power of two, at least 16).
+fn slots_for(keys: usize) -> usize {
+    (keys.saturating_mul(10) / 7 + 1)
+        .next_power_of_two()
+        .max(16)
+}
+
+impl FirstSeen {
+    /// An empty index with room for `keys` keys before it grows.
+    pub fn with_capacity(keys: usize) -> FirstSeen {
+        let n = slots_for(keys);
+        FirstSeen {
+            slots: vec![Slot::default(); n],
+            mask: n - 1,
+            len: 0,
+            zero: None,
+        }
+    }
+
+    /// Number of distinct keys stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no key is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first index stored for `key`, if any.
+    pub fn get(&self, key: Fingerprint) -> Option<u64> {
+        let (lo, hi) = halves(key);
+        if lo == 0 && hi == 0 {
+            return self.zero;
+        }
+        let mut i = lo as usize & self.mask;
+        loop {
+            let s = self.slots[i];
+            if s.lo == lo && s.hi == hi {
+                return Some(s.first);
+            }
+            if s.lo == 0 && s.hi == 0 {
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Reads `key`'s home slot and drops the value: a hint that makes a following
+    /// [`FirstSeen::first_or_insert`] of the same key find it in the cache. Calling it for a
+    /// batch of keys in a row keeps many cache misses in flight at once.
+    #[inline]
+    pub fn warm(&self, key: Fingerprint) {
+        let (lo, _) = halves(key);
+        std::hint::black_box(self.slots[lo as usize & self.mask].lo);
+    }
+
+    /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.
+    pub fn first_or_insert(&mut self, key: Fingerprint, index: u64) -> Option<u64> {
+        let (lo, hi) = halves(key);
+        if lo == 0 && hi == 0 {
+            let old = self.zero;
+            if old.is_none() {
+                self.zero = Some(index);
+                self.len += 1;
+            }
+            return old;
+        }
+        let mut i = lo as usize & self.mask;
+        loop {
+            let s = &mut self.slots[i];
+            if s.lo == lo && s.hi == hi {
+                return Some(s.first);
+            }
+            if s.lo == 0 && s.hi == 0 {
+                *s = Slot {
+                    lo,
+                    hi,
+                    first: index,
+                };
+                self.len += 1;
+                if self.len * 10 > self.slots.len() * 7 {
+                    self.grow();
+                }
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Doubles the slots and re-places every key.
+    fn grow(&mut self) {
+        let n = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
+        self.mask = n - 1;
+        for s in old.into_iter().filter(|s| s.lo != 0 || s.hi != 0) {
+            let mut i = s.lo as usize & self.mask;
+            while self.slots[i].lo != 0 || self.slots[i].hi != 0 {
+                i = (i + 1) & self.mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+}
+
+/// The key's low (home slot) and high halves.
+#[inline(always)]
+fn halves(key: Fingerprint) -> (u64, u64) {
+    (key.0 as u64, (key.0 >> 64) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Against a std HashMap: random keys drawn from a pool (so many repeat), plus keys that
+    /// collide on purpose (the zero key, equal low halves with different high halves, a
+    /// handful of home slots), through several growths.
+    #[test]
+    fn agrees_with_a_hash_map() {
+        let mut ours = FirstSeen::with_capacity(0);
+        let mut truth: HashMap<u128, u64> = HashMap::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let random = |id: u64| {
+            let a = (id ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            let b = (a ^ (a >> 31)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (b as u128) << 64 | (a ^ (b >> 29)) as u128
+        };
+        for index in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = match x % 16 {
+                0 => (x % 64) as u128,                           // zero and tiny keys
+                1 => ((x % 97) as u128) << 64 | (x % 3) as u128, // shared low halves
+                _ => random(x % 60_000),
+            };
+            let want = truth.get(&key).copied();
+            truth.entry(key).or_insert(index);
+            assert_eq!(
+                ours.first_or_insert(Fingerprint(key), index),
+                want,
+                "{key:#x}"
+            );
+        }
+        assert_eq!(ours.len(), truth.len());
+        for (&k, &first) in &truth {
+            assert_eq!(ours.get(Fingerprint(k)), Some(first));
+        }
+        assert_eq!(ours.get(Fingerprint(u128::MAX)), None);
+        assert!(ours.slots.len() * 7 >= ours.len() * 10);
+    }
+}
