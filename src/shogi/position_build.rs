@@ -21,6 +21,17 @@ use crate::shogi::types::{Color, Piece, PieceType, Square};
 use crate::shogi::validity::Invalid;
 use crate::shogi::zobrist::{PRIMARY, SIDE};
 
+/// `1 << sq` per square, as a table (a 128-bit variable shift is several instructions).
+static SQUARE_BIT: [u128; 81] = {
+    let mut t = [0u128; 81];
+    let mut i = 0;
+    while i < 81 {
+        t[i] = 1 << i;
+        i += 1;
+    }
+    t
+};
+
 /// Per file `f` of the even files 0, 2, 4, 6, 8: bit `9f` (the file's first square).
 const EVEN_BASE: u128 = file_bits(0);
 /// Per odd file: bit `9f`.
@@ -116,7 +127,7 @@ impl Builder<'_> {
     pub(crate) fn place(&mut self, sq: Square, p: Piece) {
         debug_assert!(self.pos.piece_on(sq).is_none());
         self.pos.board[sq.index()] = Some(p);
-        self.piece_bits[p.index()] |= 1u128 << sq.index();
+        self.piece_bits[p.index()] |= SQUARE_BIT[sq.index()];
         self.board_key ^= PRIMARY.piece_square[p.index()][sq.index()];
     }
 
