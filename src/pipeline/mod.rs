@@ -235,9 +235,10 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     Ok(report)
 }
 
-/// The most dedup keys room is made for up front (2^25 slots of 24 bytes: 0.75 GiB); larger
-/// runs grow from there.
-const DEDUP_RESERVE_MAX: u64 = 1 << 24;
+/// The most dedup keys room is made for up front (2^23 slots of 24 bytes: 192 MiB, touched
+/// only as keys arrive); larger runs grow from there, so an input of mostly duplicates does
+/// not reserve for its whole record count.
+const DEDUP_RESERVE_MAX: u64 = 1 << 22;
 
 /// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
 fn reference_keys(
