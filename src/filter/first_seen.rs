@@ -18,13 +18,13 @@
 
 use crate::shogi::Fingerprint;
 
-/// One slot: a key and the index of the first record with it.
-#[derive(Clone, Copy, Default, Debug)]
-struct Slot {
-    lo: u64,
-    hi: u64,
-    first: u64,
-}
+/// One slot: the key's low and high halves and the index of the first record with it. A
+/// plain array, so that a new table is allocated zeroed (pages the OS maps only once a key
+/// lands in them) rather than written slot by slot.
+type Slot = [u64; 3];
+const LO: usize = 0;
+const HI: usize = 1;
+const FIRST: usize = 2;
 
 /// Map from fingerprints to the index of the first record that had them (see the module).
 #[derive(Clone, Debug)]
@@ -53,7 +53,7 @@ impl FirstSeen {
     pub fn with_capacity(keys: usize) -> FirstSeen {
         let n = slots_for(keys);
         FirstSeen {
-            slots: vec![Slot::default(); n],
+            slots: vec![[0; 3]; n],
             mask: n - 1,
             len: 0,
             zero: None,
@@ -79,10 +79,10 @@ impl FirstSeen {
         let mut i = lo as usize & self.mask;
         loop {
             let s = self.slots[i];
-            if s.lo == lo && s.hi == hi {
-                return Some(s.first);
+            if s[LO] == lo && s[HI] == hi {
+                return Some(s[FIRST]);
             }
-            if s.lo == 0 && s.hi == 0 {
+            if s[LO] == 0 && s[HI] == 0 {
                 return None;
             }
             i = (i + 1) & self.mask;
@@ -95,7 +95,7 @@ impl FirstSeen {
     #[inline]
     pub fn warm(&self, key: Fingerprint) {
         let (lo, _) = halves(key);
-        std::hint::black_box(self.slots[lo as usize & self.mask].lo);
+        std::hint::black_box(self.slots[lo as usize & self.mask][LO]);
     }
 
     /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.
@@ -112,15 +112,11 @@ impl FirstSeen {
         let mut i = lo as usize & self.mask;
         loop {
             let s = &mut self.slots[i];
-            if s.lo == lo && s.hi == hi {
-                return Some(s.first);
+            if s[LO] == lo && s[HI] == hi {
+                return Some(s[FIRST]);
             }
-            if s.lo == 0 && s.hi == 0 {
-                *s = Slot {
-                    lo,
-                    hi,
-                    first: index,
-                };
+            if s[LO] == 0 && s[HI] == 0 {
+                *s = [lo, hi, index];
                 self.len += 1;
                 if self.len * 10 > self.slots.len() * 7 {
                     self.grow();
@@ -134,11 +130,11 @@ impl FirstSeen {
     /// Doubles the slots and re-places every key.
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
+        let old = std::mem::replace(&mut self.slots, vec![[0; 3]; n]);
         self.mask = n - 1;
-        for s in old.into_iter().filter(|s| s.lo != 0 || s.hi != 0) {
-            let mut i = s.lo as usize & self.mask;
-            while self.slots[i].lo != 0 || self.slots[i].hi != 0 {
+        for s in old.into_iter().filter(|s| s[LO] != 0 || s[HI] != 0) {
+            let mut i = s[LO] as usize & self.mask;
+            while self.slots[i][LO] != 0 || self.slots[i][HI] != 0 {
                 i = (i + 1) & self.mask;
             }
             self.slots[i] = s;
