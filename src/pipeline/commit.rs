@@ -13,13 +13,34 @@ use crate::codec::Format;
 use crate::filter::FirstSeen;
 use crate::filter::{Decision, DropReason};
 use crate::io::output::{OutputOptions, ShardWriter};
-use serde_json::json;
+use serde::Serialize;
+use serde_json::{json, Value};
 use std::io;
 use std::path::Path;
 
 /// Dedup keys seen so far and the global index of the first record with each (reference
 /// pools: `u64::MAX`).
 pub type DedupIndex = FirstSeen;
+
+/// One audit.jsonl line, serialised straight from borrowed fields (no JSON tree per line);
+/// fields in the sorted order a JSON map writes them.
+#[derive(Serialize)]
+struct AuditLine<'a> {
+    decision: &'a str,
+    detail: Detail<'a>,
+    file: &'a str,
+    index: u64,
+    offset: u64,
+}
+
+/// An audit line's `detail`: a stage's tree, or a duplicate's first record / reference pool.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Detail<'a> {
+    Tree(&'a Value),
+    FirstIndex { first_index: u64 },
+    Reference { reference: bool },
+}
 
 /// Records whose dedup slots are touched ahead of deciding them: enough misses in flight,
 /// few enough pages that they are all still mapped in the TLB when the decisions come.
@@ -141,19 +162,24 @@ impl Commit {
         }
         let mut decision = r.decision.clone();
         let extra = r.extra();
-        let mut detail = extra.detail.clone();
+        let mut detail = Detail::Tree(&extra.detail);
         if decision.is_keep() {
             if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
                 if let Some(first) = map.first_or_insert(key, r.index) {
                     decision = Decision::Drop(DropReason::Duplicate);
                     detail = if first == u64::MAX {
-                        json!({"reference": true})
+                        Detail::Reference { reference: true }
                     } else {
-                        json!({"first_index": first})
+                        Detail::FirstIndex { first_index: first }
                     };
                 }
             }
         }
+        let file = self
+            .files
+            .get(r.file as usize)
+            .map(String::as_str)
+            .unwrap_or("?");
         match &decision {
             Decision::Keep => {
                 self.counts.kept += 1;
@@ -161,11 +187,13 @@ impl Commit {
                     // `open_path = "tag"`: counted, and written to the audit as a kept record.
                     self.tallies.open_path_tagged += 1;
                     if let Some(audit) = self.audit.as_mut() {
-                        let line = json!({
-                            "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
-                            "offset": r.offset, "decision": "keep", "detail": extra.open_path_detail,
-                        });
-                        audit.write_json_line(&line)?;
+                        audit.write_json_line(&AuditLine {
+                            decision: "keep",
+                            detail: Detail::Tree(&extra.open_path_detail),
+                            file,
+                            index: r.index,
+                            offset: r.offset,
+                        })?;
                     }
                 }
                 let target = self.out_format.unwrap_or(format);
@@ -209,11 +237,13 @@ impl Commit {
                     }
                 }
                 if let Some(audit) = self.audit.as_mut() {
-                    let line = json!({
-                        "index": r.index, "file": self.files.get(r.file as usize).map(String::as_str).unwrap_or("?"),
-                        "offset": r.offset, "decision": reason.name(), "detail": detail,
-                    });
-                    audit.write_json_line(&line)?;
+                    audit.write_json_line(&AuditLine {
+                        decision: reason.name(),
+                        detail,
+                        file,
+                        index: r.index,
+                        offset: r.offset,
+                    })?;
                 }
                 if let Some(m) = &extra.mate {
                     if let Some(j) = self.mates_jsonl.as_mut() {

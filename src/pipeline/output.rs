@@ -68,6 +68,8 @@ pub struct AtomicFile {
     path: PathBuf,
     rel: String,
     records: u64,
+    /// Scratch for [`AtomicFile::write_json_line`] (one allocation per file, not per line).
+    line: Vec<u8>,
 }
 
 impl AtomicFile {
@@ -91,6 +93,7 @@ impl AtomicFile {
             path,
             rel: rel.to_string(),
             records: 0,
+            line: Vec::new(),
         })
     }
 
@@ -103,9 +106,13 @@ impl AtomicFile {
 
     /// Appends one JSON value as a line.
     pub fn write_json_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
-        let mut line = serde_json::to_vec(value).map_err(io::Error::other)?;
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        serde_json::to_writer(&mut line, value).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.write(&line, 1)
+        let written = self.write(&line, 1);
+        self.line = line;
+        written
     }
 
     /// Records written so far.
