@@ -221,10 +221,10 @@ impl Worker {
         // order within the (game-aligned) batch.
         if let Some(select) = s.repetition {
             let scan = match (&history, &teacher) {
-                (Some(h), _) => self.history.load_usi(h, &pos),
+                (Some(h), _) => self.history.load_usi(h, pos),
                 (None, Some(t)) if format == Format::Psv => match t.game_ply {
-                    Some(ply) => self.history.push_at(HistoryEntry::of(&pos), ply as u32),
-                    None => self.history.push_position(&pos),
+                    Some(ply) => self.history.push_at(HistoryEntry::of(pos), ply as u32),
+                    None => self.history.push_position(pos),
                 },
                 _ => Default::default(),
             };
@@ -234,7 +234,7 @@ impl Worker {
         }
         // 3. declaration (and the open-path scan)
         if let Some(stage) = &s.declaration {
-            let v = stage.evaluate(&pos);
+            let v = stage.evaluate(pos);
             if let Some(info) = v.open_path {
                 r.tag_open_path(info.of(pos.side_to_move()));
             }
@@ -254,7 +254,7 @@ impl Worker {
         if let (Some(m), Some(solver)) = (&s.mate, self.solver.as_mut()) {
             let v = if pos.in_check() && !m.and_root {
                 // Only the terminal test: a position in check is not searched.
-                terminal_only(&pos)
+                terminal_only(pos)
             } else {
                 solver.solve(pos, &m.limits)
             };
@@ -265,7 +265,7 @@ impl Worker {
                 r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
                 if reason != DropReason::NoLegalMoves {
                     r.extra_mut().mate =
-                        Some(mate_out(&pos, reason, &v, teacher.as_ref(), s.mates_format));
+                        Some(mate_out(pos, reason, &v, teacher.as_ref(), s.mates_format));
                 }
                 r.decision = Decision::Drop(reason);
                 return r;
@@ -275,7 +275,7 @@ impl Worker {
         // converted).
         r.dedup_key = s
             .dedup
-            .then(|| crate::filter::dedup_key(&pos, s.dedup_mirror));
+            .then(|| crate::filter::dedup_key(pos, s.dedup_mirror));
         let start = out.len();
         let target = s.output_format.unwrap_or(format);
         r.move_cleared = r.move_illegal && s.move_field_clear;
@@ -292,7 +292,7 @@ impl Worker {
                 t.mv = None;
                 t.move_encoding = None;
             }
-            if let Err(e) = codec::encode(target, &pos, t.as_ref(), out) {
+            if let Err(e) = codec::encode(target, pos, t.as_ref(), out) {
                 out.truncate(start);
                 r.dedup_key = None;
                 return r.reject(

@@ -628,7 +628,12 @@ mod tests {
             for _ in 0..200 {
                 let fp = pos.fingerprint();
                 assert_eq!(fp.0 as u64, pos.key());
-                let board: String = pos.to_sfen().rsplitn(2, ' ').nth(1).unwrap_or("").into();
+                let board: String = pos
+                    .to_sfen()
+                    .rsplit_once(' ')
+                    .map(|x| x.0)
+                    .unwrap_or("")
+                    .into();
                 assert_eq!(*by_sfen.entry(board.clone()).or_insert(fp), fp, "{board}");
                 assert_eq!(*by_print.entry(fp).or_insert(board.clone()), board);
                 let mirrored = Position::from_parts(
