@@ -213,7 +213,7 @@ impl Cursor {
                 Square::from_index(coded_square(self.j, self.lo, self.hi)),
                 p,
             );
-            self.inventory += LANE_OF_PIECE[p.index()];
+            self.inventory += LANE_OF_PIECE[p.index() & 31];
             self.j += 1;
         }
         self.r.consume(e.bits as u32);
