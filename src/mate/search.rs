@@ -38,7 +38,9 @@ use super::proof_hand as hands;
 use super::table::{Probe, Table};
 use crate::shogi::attacks;
 use crate::shogi::checks::generate_checks_fast;
-use crate::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
+use crate::shogi::mate1::{
+    contact_evasions, contact_mate, evasion_classes, has_evasion, KingEscapes,
+};
 use crate::shogi::movegen::generate_evasions;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use std::time::Instant;
@@ -520,10 +522,18 @@ impl Searcher {
             let ek = pos.king_square(self.attacker.flip());
             let near = attacks::king(ek);
             let mut discover = None;
+            let mut escapes = None;
             for &m in checks.iter() {
                 // Contact checks only: they give almost every mate in 1, and a mate by a
                 // distant check is still found by the exact test when this node expands.
                 if !near.has(m.to()) {
+                    continue;
+                }
+                // Most contact checks leave the king a step that the filter sees at once.
+                if escapes
+                    .get_or_insert_with(|| KingEscapes::new(pos))
+                    .surely_escapes(pos, m)
+                {
                     continue;
                 }
                 let cap = captured(pos, m);

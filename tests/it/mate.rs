@@ -188,25 +188,34 @@ fn fast_generators_equal_reference() {
 
 /// `contact_mate` / `contact_evasions` (decided without playing the move) against playing
 /// the move and testing for an evasion / counting evasion classes, for every contact check of every labelled position and of every child
-/// of every 4th.
+/// of every 4th; the `KingEscapes` filter never rules out a check that mates, and rules out
+/// most contact checks that do not.
 #[test]
 fn contact_mate_equals_played_test() {
     use posfilter::shogi::attacks;
     use posfilter::shogi::checks::generate_checks_fast;
-    use posfilter::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
-    fn check(p: &mut Position, decided: &mut usize, mates: &mut usize) {
+    use posfilter::shogi::mate1::{
+        contact_evasions, contact_mate, evasion_classes, has_evasion, KingEscapes,
+    };
+    #[derive(Default)]
+    struct Counts {
+        decided: usize,
+        mates: usize,
+        not_mate: usize,
+        filtered: usize,
+    }
+    fn check(p: &mut Position, n: &mut Counts) {
         if p.in_check() {
             return;
         }
         let us = p.side_to_move();
         let ek = p.king_square(us.flip());
         let discover = p.blockers(us, ek) & p.pieces_of(us);
+        let escapes = KingEscapes::new(p);
         let mut checks = MoveList::new();
         generate_checks_fast(p, &mut checks);
         for &m in &checks {
-            if !attacks::king(ek).has(m.to()) {
-                continue;
-            }
+            let surely = escapes.surely_escapes(p, m);
             let fast = contact_mate(p, m, discover);
             let count = contact_evasions(p, m, discover, false);
             p.do_move(m);
@@ -214,30 +223,57 @@ fn contact_mate_equals_played_test() {
             let classes = evasion_classes(p, false);
             let sfen = p.to_sfen();
             p.undo_move();
+            assert!(
+                !(surely && played),
+                "filter ruled out a mate: {} {m}",
+                p.to_sfen()
+            );
+            if !attacks::king(ek).has(m.to()) {
+                continue;
+            }
+            if !played {
+                n.not_mate += 1;
+                n.filtered += surely as usize;
+            }
             assert_eq!(fast.is_some(), count.is_some());
             if let Some(f) = fast {
                 assert_eq!(f, played, "{} {m} -> {sfen}", p.to_sfen());
                 assert_eq!(count, Some(classes), "{} {m} -> {sfen}", p.to_sfen());
-                *decided += 1;
-                *mates += f as usize;
+                n.decided += 1;
+                n.mates += f as usize;
             }
         }
     }
-    let (mut decided, mut mates) = (0, 0);
+    let mut n = Counts::default();
     for (i, r) in jsonl("mate/labels.jsonl").iter().enumerate() {
         let mut p = pos(r["sfen"].as_str().unwrap());
-        check(&mut p, &mut decided, &mut mates);
+        check(&mut p, &mut n);
         if i % 4 == 0 {
             let mut legal = MoveList::new();
             generate_legal(&p, &mut legal);
             for &m in &legal {
                 p.do_move(m);
-                check(&mut p, &mut decided, &mut mates);
+                check(&mut p, &mut n);
                 p.undo_move();
             }
         }
     }
-    assert!(decided > 100_000 && mates > 1_000, "{decided} {mates}");
+    assert!(
+        n.decided > 100_000 && n.mates > 1_000,
+        "{} {}",
+        n.decided,
+        n.mates
+    );
+    assert!(
+        n.filtered * 2 > n.not_mate,
+        "filter too weak: {} of {}",
+        n.filtered,
+        n.not_mate
+    );
+    eprintln!(
+        "contact checks: {} decided, {} mates, filter {} of {} non-mates",
+        n.decided, n.mates, n.filtered, n.not_mate
+    );
 }
 
 /// The five positions quoted in seed article 003 with their known verdicts (the loop case
