@@ -38,7 +38,7 @@ use super::proof_hand as hands;
 use super::table::{Probe, Table};
 use crate::shogi::attacks;
 use crate::shogi::checks::generate_checks_fast;
-use crate::shogi::mate1::{contact_evasions_escapes, evasion_classes, has_evasion, KingEscapes};
+use crate::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
 use crate::shogi::movegen::generate_evasions;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use std::time::Instant;
@@ -376,7 +376,6 @@ impl Searcher {
         let ek = pos.king_square(self.attacker.flip());
         let near = attacks::king(ek);
         let mut discover = None;
-        let mut escapes = None;
         for &m in &checks {
             let (bk, hk, child_hand) = pos.keys_after(m);
             let c = if self.path.contains(bk ^ hk) {
@@ -392,8 +391,7 @@ impl Searcher {
                             let discover = *discover.get_or_insert_with(|| {
                                 pos.blockers(self.attacker, ek) & pos.pieces_of(self.attacker)
                             });
-                            let escapes = escapes.get_or_insert_with(|| KingEscapes::new(pos));
-                            contact_evasions_escapes(pos, m, discover, false, escapes)
+                            contact_evasions(pos, m, discover, false)
                         } else {
                             None
                         };
@@ -522,20 +520,19 @@ impl Searcher {
             let ek = pos.king_square(self.attacker.flip());
             let near = attacks::king(ek);
             let mut discover = None;
-            let mut escapes = None;
             for &m in checks.iter() {
                 // Contact checks only: they give almost every mate in 1, and a mate by a
                 // distant check is still found by the exact test when this node expands.
                 if !near.has(m.to()) {
                     continue;
                 }
-                let escapes = escapes.get_or_insert_with(|| KingEscapes::new(pos));
+                let cap = captured(pos, m);
                 let discover = *discover.get_or_insert_with(|| {
                     pos.blockers(self.attacker, ek) & pos.pieces_of(self.attacker)
                 });
-                let ph = match contact_evasions_escapes(pos, m, discover, true, escapes) {
+                let ph = match contact_mate(pos, m, discover) {
                     // A contact check cannot be blocked: the proof needs no piece in hand.
-                    Some(n) => (n == 0).then_some(Hand::EMPTY),
+                    Some(mate) => mate.then_some(Hand::EMPTY),
                     None => {
                         pos.do_move(m);
                         let ph = if has_evasion(pos) {
@@ -548,7 +545,7 @@ impl Searcher {
                     }
                 };
                 if let Some(ph) = ph {
-                    let ph = hands::before_move_proof(ph, m, captured(pos, m));
+                    let ph = hands::before_move_proof(ph, m, cap);
                     let stored = if self.table.dominance() { ph } else { hand };
                     self.table.store(key, stored, 0, INF, 1, 1);
                     return Child::proven(e, ph, 1);

@@ -85,32 +85,6 @@ pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool>
 /// the attacker's sliders to the king (no step piece can attack the king: the moved piece
 /// was the only checker), which is the pin test of [`evasion_classes`].
 pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool) -> Option<u32> {
-    contact_evasions_with(pos, m, discover, first, None)
-}
-
-/// [`contact_evasions`] (same value) helped by the enemy king's [`KingEscapes`] of this
-/// position: a square that was free before the move is attacked afterwards only through the
-/// moved piece or a line through the vacated origin, so it costs at most one slider test
-/// instead of a full attack test, and the free squares are tried first.
-#[inline]
-pub fn contact_evasions_escapes(
-    pos: &Position,
-    m: Move,
-    discover: Bitboard,
-    first: bool,
-    escapes: &KingEscapes,
-) -> Option<u32> {
-    contact_evasions_with(pos, m, discover, first, Some(escapes))
-}
-
-#[inline(always)]
-fn contact_evasions_with(
-    pos: &Position,
-    m: Move,
-    discover: Bitboard,
-    first: bool,
-    escapes: Option<&KingEscapes>,
-) -> Option<u32> {
     let us = pos.side_to_move();
     let them = us.flip();
     let ek = pos.king_square(them);
@@ -148,25 +122,7 @@ fn contact_evasions_with(
     }
     let theirs = pos.pieces_of(them).without(to);
     let mut n = 0;
-    let mut steps = attacks::king(ek).and_not(theirs);
-    if let Some(esc) = escapes {
-        // Lines through the origin of a board move may open; nothing else new attacks.
-        let opened = if m.is_drop() {
-            Bitboard::EMPTY
-        } else {
-            attacks::rook_pseudo(m.from()) | attacks::bishop_pseudo(m.from())
-        };
-        for s in steps & esc.free {
-            if !reach.has(s) && !(opened.has(s) && sliders_attack(pos, them, own, s, occ_k)) {
-                if first {
-                    return Some(1);
-                }
-                n += 1;
-            }
-        }
-        steps = steps.and_not(esc.free);
-    }
-    for s in steps {
+    for s in attacks::king(ek).and_not(theirs) {
         if !reach.has(s) && !is_attacked_by(pos, us, own, s, occ_k) {
             if first {
                 return Some(1);
@@ -184,35 +140,6 @@ fn contact_evasions_with(
         }
     }
     Some(n)
-}
-
-/// The enemy king's escape squares before the side to move plays, computed once per
-/// position for [`contact_evasions_escapes`].
-///
-/// `free` holds the squares next to the enemy king that hold none of its pieces and that
-/// no piece of the side to move attacks (with the king lifted). A move only adds
-/// occupancy (a drop) or moves one piece; afterwards such a square is attacked only if the
-/// moved piece attacks it from its destination or a slider attacks it through the vacated
-/// origin (then the square is aligned with the origin).
-#[derive(Clone, Copy, Debug)]
-pub struct KingEscapes {
-    free: Bitboard,
-}
-
-impl KingEscapes {
-    /// The escapes of the enemy king of the side to move.
-    pub fn new(pos: &Position) -> KingEscapes {
-        let us = pos.side_to_move();
-        let ek = pos.king_square(us.flip());
-        let occ = pos.occupied().without(ek);
-        let mut free = Bitboard::EMPTY;
-        for s in attacks::king(ek).and_not(pos.pieces_of(us.flip())) {
-            if !is_attacked(pos, us, s, occ) {
-                free = free.with(s);
-            }
-        }
-        KingEscapes { free }
-    }
 }
 
 /// Whether the side to move, in check, has at least one legal move. Answers without
