@@ -126,8 +126,9 @@ impl Table {
         (((key as u128) * (self.clusters.len() as u128)) >> 64) as usize
     }
 
-    /// Hints the CPU to load the cluster of `key` (a lookup waits on that load; an expansion
-    /// prefetches every child's cluster before probing the first). No effect on results.
+    /// Hints the CPU to load the cluster of `key`, all four lines (a lookup waits on the tag
+    /// line, a store on the entries' lines; an expansion prefetches every child's cluster
+    /// before probing the first). No effect on results.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
@@ -138,7 +139,11 @@ impl Table {
             // the program can observe. Other targets compile to nothing (the fallback).
             #[allow(unsafe_code)]
             unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p)
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(192));
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
