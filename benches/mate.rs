@@ -6,7 +6,8 @@
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
 //! nodes, nodes/s, conflicts, ratios); then criterion measures our solver.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
-//! `MATE_BENCH_NODES=10000` picks the summary budgets.
+//! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
+//! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16).
 
 use criterion::{BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
@@ -16,7 +17,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const TABLE_MB: usize = 16;
+fn table_mb() -> usize {
+    std::env::var("MATE_TABLE_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16)
+}
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -33,7 +39,7 @@ fn positions() -> Vec<Position> {
 }
 
 fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
-    let mut solver = Solver::new(TABLE_MB);
+    let mut solver = Solver::new(table_mb());
     let lim = Limits {
         nodes,
         max_plies: None,
@@ -114,9 +120,12 @@ fn summary(set: &mut [Position]) {
             );
         }
     }
-    for (name, sfen) in SEEDS {
+    for (name, sfen) in SEEDS
+        .iter()
+        .filter(|_| std::env::var_os("MATE_SKIP_SEEDS").is_none())
+    {
         let mut p = Position::from_sfen(sfen).expect("seed SFEN");
-        let mut solver = Solver::new(TABLE_MB);
+        let mut solver = Solver::new(table_mb());
         let start = Instant::now();
         let v = solver.solve(
             &mut p,
@@ -176,13 +185,13 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("seed003a");
     g.sample_size(20);
     g.bench_function("solve", |b| {
-        let mut solver = Solver::new(TABLE_MB);
+        let mut solver = Solver::new(table_mb());
         let mut p = Position::from_sfen(SEEDS[0].1).expect("seed");
         b.iter(|| solver.solve(&mut p, &Limits::default()).nodes)
     });
     g.finish();
     let mut g = c.benchmark_group("table_clear_16mb");
-    let mut t = Table::new(TABLE_MB);
+    let mut t = Table::new(table_mb());
     g.bench_function("new_generation", |b| b.iter(|| t.new_generation()));
     g.bench_function("zero", |b| b.iter(|| t.clear()));
     g.finish();

@@ -224,6 +224,8 @@ pub struct Searcher {
     /// Whether new AND nodes test their children for mate in 1 (the 2-ply test).
     pub two_ply: bool,
     stacks: Vec<Vec<Child>>,
+    /// Scratch: the children's keys of the expansion in progress.
+    keys: Vec<(u64, u64, Hand)>,
 }
 
 impl Searcher {
@@ -241,6 +243,7 @@ impl Searcher {
             path: Path::new(),
             two_ply: true,
             stacks: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -376,8 +379,9 @@ impl Searcher {
         let ek = pos.king_square(self.attacker.flip());
         let near = attacks::king(ek);
         let mut discover = None;
-        for &m in &checks {
-            let (bk, hk, child_hand) = pos.keys_after(m);
+        let mut keys = std::mem::take(&mut self.keys);
+        self.child_keys(pos, &checks, &mut keys);
+        for (&m, &(bk, hk, child_hand)) in checks.iter().zip(&keys) {
             let c = if self.path.contains(bk ^ hk) {
                 Child::disproven(m, Hand::EMPTY, PATH_DEPENDENT)
             } else {
@@ -425,6 +429,19 @@ impl Searcher {
                 break;
             }
         }
+        self.keys = keys;
+    }
+
+    /// The keys after each of `moves` into `keys`, with the table clusters prefetched so
+    /// that the lookups that follow overlap their memory loads.
+    #[inline(always)]
+    fn child_keys(&self, pos: &Position, moves: &MoveList, keys: &mut Vec<(u64, u64, Hand)>) {
+        keys.clear();
+        for &m in moves {
+            let k = pos.keys_after(m);
+            self.table.prefetch(k.0 ^ self.salt);
+            keys.push(k);
+        }
     }
 
     /// Children of an AND node: every evasion, with the 2-ply test (mate in 1 or no check
@@ -434,7 +451,9 @@ impl Searcher {
         let mut evasions = MoveList::new();
         generate_evasions(pos, &mut evasions);
         let mut checks = MoveList::new();
-        for &e in &evasions {
+        let mut keys = std::mem::take(&mut self.keys);
+        self.child_keys(pos, &evasions, &mut keys);
+        for (&e, &k) in evasions.iter().zip(&keys) {
             if e.is_drop()
                 && kids
                     .iter()
@@ -450,12 +469,13 @@ impl Searcher {
                 });
                 continue;
             }
-            let c = self.and_child(pos, e, depth, &mut checks);
+            let c = self.and_child(pos, e, k, depth, &mut checks);
             kids.push(c);
             if c.dn == 0 {
                 break;
             }
         }
+        self.keys = keys;
     }
 
     /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
@@ -464,10 +484,10 @@ impl Searcher {
         &mut self,
         pos: &mut Position,
         e: Move,
+        (bk, hk, _): (u64, u64, Hand),
         depth: u32,
         checks: &mut MoveList,
     ) -> Child {
-        let (bk, hk, _) = pos.keys_after(e);
         if self.path.contains(bk ^ hk) {
             return Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT);
         }
@@ -497,7 +517,8 @@ impl Searcher {
             else {
                 return;
             };
-            kids[j] = self.and_child(pos, kids[j].mv, depth, &mut checks);
+            let e = kids[j].mv;
+            kids[j] = self.and_child(pos, e, pos.keys_after(e), depth, &mut checks);
             i = j;
         }
     }
