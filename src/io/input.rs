@@ -8,8 +8,9 @@
 //!
 //! # Safety contract
 //! The mapped files must not be modified or truncated while posfilter runs (see
-//! [`MappedReader`]). Besides this map, the crate's only `unsafe` is the call of the BMI2 build
-//! of the record decoder after runtime detection (src/codec/packed.rs).
+//! [`MappedReader`]). Besides this map, the crate's only `unsafe` are the calls of the BMI2
+//! builds of the record decoder after runtime detection (src/codec/packed/decode.rs) and the
+//! SSE prefetch of the mate table's clusters (src/mate/table.rs, no-op off x86-64).
 
 use crate::codec::{self, Format};
 use memmap2::{Advice, Mmap, MmapOptions};
