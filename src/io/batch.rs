@@ -189,10 +189,20 @@ pub struct Batches {
     last_ply: Option<u16>,
     /// psv alignment: a record read ahead that starts the next batch.
     carry: Vec<u8>,
+    /// Byte buffers of consumed batches, reused for the next ones ([`Batches::recycle`]).
+    spare: Vec<Vec<u8>>,
     failed: bool,
 }
 
 impl Batches {
+    /// Hands a consumed batch's byte buffer back for reuse (binary formats), so a long run
+    /// does not allocate and free a batch-sized buffer per batch. At most a few are kept.
+    pub fn recycle(&mut self, batch: Batch) {
+        if self.spare.len() < 4 {
+            self.spare.push(batch.bytes);
+        }
+    }
+
     /// Batches over `files`, in order.
     pub fn new(files: Vec<InputSpec>, opts: BatchOptions) -> Batches {
         Batches {
@@ -209,6 +219,7 @@ impl Batches {
             seq: 0,
             last_ply: None,
             carry: Vec::new(),
+            spare: Vec::new(),
             failed: false,
         }
     }
@@ -219,7 +230,15 @@ impl Batches {
     }
 
     fn read_binary(&mut self, size: usize, psv: bool) -> Result<Vec<u8>, InputError> {
-        let mut bytes = std::mem::take(&mut self.carry);
+        let mut bytes = match self.spare.pop() {
+            Some(mut b) => {
+                b.clear();
+                b.extend_from_slice(&self.carry);
+                self.carry.clear();
+                b
+            }
+            None => std::mem::take(&mut self.carry),
+        };
         let want = self.opts.records * size;
         let have = bytes.len();
         bytes.resize(want.max(have), 0);

@@ -133,7 +133,7 @@ impl Commit {
     }
 
     /// Applies one batch's outcomes in order.
-    pub fn apply(&mut self, format: Format, outcome: BatchOutcome) -> io::Result<()> {
+    pub fn apply(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
         for chunk in outcome.records.chunks(WARM_CHUNK) {
             if let Some(index) = &self.dedup {
                 // The index is far larger than the caches and the TLB: touch the slots of a

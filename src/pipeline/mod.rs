@@ -150,11 +150,18 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     // batch of another (fd's bounded channel plus reorder buffer).
     let limit = 16 * threads;
     let tick = |n: u64| progress.tick(n);
+    // Committed outcomes go back to the workers through `spare` (allocations reused).
+    let spare: Mutex<Vec<BatchOutcome>> = Mutex::new(Vec::new());
+    let take_spare = || match spare.lock() {
+        Ok(mut s) => s.pop().unwrap_or_default(),
+        Err(poisoned) => poisoned.into_inner().pop().unwrap_or_default(),
+    };
     let process = |b: &Batch| {
         let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
+        let outcome = take_spare();
         match workers[slot].lock() {
-            Ok(mut w) => w.process(b, &settings, &tick),
-            Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick),
+            Ok(mut w) => w.process(b, &settings, &tick, outcome),
+            Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick, outcome),
         }
     };
     pool.in_place_scope(|scope| -> Result<(), PipelineError> {
@@ -186,8 +193,13 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
                 ));
             };
             pending.insert(seq, (batch, outcome));
-            while let Some((batch, outcome)) = pending.remove(&committed) {
-                commit.apply(batch.format, outcome).map_err(out_err)?;
+            while let Some((batch, mut outcome)) = pending.remove(&committed) {
+                commit.apply(batch.format, &outcome).map_err(out_err)?;
+                outcome.recycle();
+                if let Ok(mut s) = spare.lock() {
+                    s.push(outcome);
+                }
+                batches.recycle(batch);
                 committed += 1;
                 let c = &commit.counts;
                 progress.counts(c.kept, c.dropped.total(), commit.tallies.unknown);

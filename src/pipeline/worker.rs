@@ -103,6 +103,16 @@ pub struct BatchOutcome {
     pub out: Vec<u8>,
 }
 
+impl BatchOutcome {
+    /// Empties it for the next batch, keeping the allocations: the run hands committed
+    /// outcomes back to the workers, because freeing and reallocating ~1 MB per batch on
+    /// different threads had the kernel unmapping pages and flushing every core's TLB.
+    pub fn recycle(&mut self) {
+        self.records.clear();
+        self.out.clear();
+    }
+}
+
 /// A worker's private state: the solver (table allocated once) and scratch.
 pub struct Worker {
     solver: Option<Solver>,
@@ -122,18 +132,19 @@ impl Worker {
         }
     }
 
-    /// Decides every record of `batch`.
+    /// Decides every record of `batch` into `outcome` (emptied first; a recycled one keeps
+    /// its allocations, see [`BatchOutcome::recycle`]).
     /// `tick(n)` is called every few records with the number decided since the last call.
     pub fn process(
         &mut self,
         batch: &Batch,
         settings: &Settings,
         tick: &(dyn Fn(u64) + Sync),
+        mut outcome: BatchOutcome,
     ) -> BatchOutcome {
-        let mut outcome = BatchOutcome {
-            records: Vec::with_capacity(batch.len()),
-            out: Vec::with_capacity(batch.bytes.len()),
-        };
+        outcome.recycle();
+        outcome.records.reserve(batch.len());
+        outcome.out.reserve(batch.bytes.len());
         self.history.clear();
         let mut since_tick = 0;
         // Binary records are decoded two at a time (interleaved: faster), then decided one
