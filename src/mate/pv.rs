@@ -1,6 +1,6 @@
 //! Principal variation: extraction from the table and replay verification.
 //!
-//! Extraction first evaluates the table's proof tree ([`Lines`]): the attacker plays a
+//! Extraction first evaluates the table's proof tree (`Lines`): the attacker plays a
 //! checking move that mates at once or else the proven child with the shortest stored
 //! proof (the next one if that child's line cannot be completed), and the defender plays
 //! the evasion whose *evaluated* line is the longest. For a fixed attacker policy the
@@ -81,7 +81,7 @@ fn choose(s: &Searcher, pos: &mut Position, or_node: bool) -> Result<Option<(Mov
     }
 }
 
-/// Positions the proof-tree evaluation of [`Lines`] may visit before it gives up.
+/// Positions the proof-tree evaluation of `Lines` may visit before it gives up.
 pub const LINES_BUDGET: usize = 200_000;
 
 /// Evaluation of the table's proof tree (see the module doc): per position (full key) the

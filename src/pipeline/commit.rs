@@ -80,7 +80,7 @@ pub struct CommitOptions<'a> {
     pub zstd_level: Option<i32>,
     /// Write audit.jsonl.
     pub audit: bool,
-    /// Write mates.jsonl and mates.<fmt> in this format.
+    /// Write `mates.jsonl` and `mates.<fmt>` in this format.
     pub mates: Option<Format>,
     /// Dedup on (with reference keys pre-filled, index `u64::MAX`).
     pub dedup: Option<DedupIndex>,

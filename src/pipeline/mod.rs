@@ -18,8 +18,9 @@
 //!
 //! # Memory
 //! At most 16 × threads batches are in flight or waiting for commit, so memory does not grow
-//! with the input
-//! (dedup keys aside: 16 bytes plus hash-set overhead per kept position).
+//! with the input, dedup aside: its index ([`crate::filter::FirstSeen`]) holds 24 bytes per
+//! distinct position in a table at most 70 % full, reserved up front for up to 4 M keys
+//! (192 MiB).
 
 pub mod commit;
 pub mod config;
@@ -150,7 +151,8 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     // batch of another (fd's bounded channel plus reorder buffer).
     let limit = 16 * threads;
     let tick = |n: u64| progress.tick(n);
-    // Committed outcomes go back to the workers through `spare` (allocations reused).
+    // Committed outcomes go back to the workers through `spare` (allocations reused); it
+    // never holds more than the `limit` batches that can be in flight.
     let spare: Mutex<Vec<BatchOutcome>> = Mutex::new(Vec::new());
     let take_spare = || match spare.lock() {
         Ok(mut s) => s.pop().unwrap_or_default(),
@@ -247,9 +249,9 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     Ok(report)
 }
 
-/// The most dedup keys room is made for up front (2^23 slots of 24 bytes: 192 MiB, touched
-/// only as keys arrive); larger runs grow from there, so an input of mostly duplicates does
-/// not reserve for its whole record count.
+/// The most dedup keys room is made for up front (2^23 slots of 24 bytes: 192 MiB, written
+/// at allocation); larger runs grow from there, so an input of mostly duplicates does not
+/// reserve for its whole record count.
 const DEDUP_RESERVE_MAX: u64 = 1 << 22;
 
 /// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").

@@ -1,4 +1,4 @@
-//! [`Settings`]: what a worker needs from the [`Config`](super::config::Config), resolved
+//! [`Settings`]: what a worker needs from the [`Config`], resolved
 //! once into the filter, solver and codec types.
 
 use super::config::{Config, FormatName, MoveFieldPolicy};

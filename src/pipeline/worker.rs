@@ -105,8 +105,8 @@ pub struct BatchOutcome {
 
 impl BatchOutcome {
     /// Empties it for the next batch, keeping the allocations: the run hands committed
-    /// outcomes back to the workers, because freeing and reallocating ~1 MB per batch on
-    /// different threads had the kernel unmapping pages and flushing every core's TLB.
+    /// outcomes back to the workers instead of freeing ~1 MB per batch on the commit thread
+    /// and allocating it again on a worker.
     pub fn recycle(&mut self) {
         self.records.clear();
         self.out.clear();

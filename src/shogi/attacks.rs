@@ -6,7 +6,7 @@
 //!   set bit of `ray & occupied`, along a shrinking ray the highest; the attack set is the
 //!   ray minus the ray behind the blocker. With the `u128` bitboard that is a
 //!   `trailing_zeros`/`leading_zeros` and two XORs per direction.
-//! - [`between`] and [`line`] give the squares strictly between two aligned squares and the
+//! - [`between`] and [`line()`] give the squares strictly between two aligned squares and the
 //!   whole line through them, for pins, checks and interpositions.
 //!
 //! # Invariants

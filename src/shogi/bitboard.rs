@@ -4,7 +4,7 @@
 //! Bit `i` is square index `i` (file-major, see [`Square`]); bits 81..128 are always zero.
 //! Every constructor and operator keeps them zero (`!` masks with [`Bitboard::ALL`]).
 //! File `f` occupies the contiguous bits `9f..9f+9`, which is what makes the pawn-file
-//! tricks in [`Bitboard::pawn_files`] possible (seed 002).
+//! tricks in [`Bitboard::pawn_free_files`] possible (seed 002).
 //!
 //! A plain `u128` was chosen over a pair of `u64` halves: rustc lowers `u128` operations to
 //! pairs of 64-bit instructions already, and `trailing_zeros` / `leading_zeros` on `u128`

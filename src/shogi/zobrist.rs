@@ -6,7 +6,7 @@
 //! - The **position key** is `board_key ^ hand_key`. All updates are XOR, so do and undo are
 //!   the same operation.
 //! - The [`Fingerprint`] is 128 bits: the position key and a second, independent 64-bit
-//!   hash of the position's contents ([`content_hash`]): collision-safe for deduplication at
+//!   hash of the position's contents (`content_hash`): collision-safe for deduplication at
 //!   billions of records (the 64-bit key alone would expect a collision near four billion).
 //!
 //! # Stability
@@ -76,8 +76,8 @@ pub(crate) fn hand_count_key(color: Color, pt: PieceType, count: u8) -> u64 {
 }
 
 /// A 128-bit position fingerprint: board, side to move and both hands; the low half is the
-/// Zobrist position key, the high half [`content_hash`]. Equal positions have equal fingerprints; distinct positions collide with
-/// probability about 2^-128 per pair.
+/// Zobrist position key, the high half `content_hash`. Equal positions have equal
+/// fingerprints; distinct positions collide with probability about 2^-128 per pair.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct Fingerprint(pub u128);
 
