@@ -172,6 +172,25 @@ fn benches(c: &mut Criterion) {
                 assert_eq!(ok, n);
             })
         });
+        g.bench_function(format!("{name}_position_pairs"), |b| {
+            let mut pair = [Position::startpos(), Position::startpos()];
+            b.iter(|| {
+                let mut ok = 0usize;
+                for r in bytes.chunks(2 * size) {
+                    let [a, b] = &mut pair;
+                    ok += match r.split_at_checked(size) {
+                        Some((x, y)) if !y.is_empty() => {
+                            codec::decode_positions_into(format, black_box([x, y]), [a, b])
+                                .iter()
+                                .filter(|d| d.is_ok())
+                                .count()
+                        }
+                        _ => codec::decode_position_into(format, black_box(r), a).is_ok() as usize,
+                    };
+                }
+                assert_eq!(ok, n);
+            })
+        });
         if format.has_teacher_fields() {
             g.bench_function(format!("{name}_with_teacher_fields"), |b| {
                 b.iter(|| {
