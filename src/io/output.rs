@@ -77,11 +77,33 @@ pub struct ShardInfo {
     pub crc32: String,
 }
 
-/// Counts and checksums the bytes going to disk.
-struct Counted {
+/// A buffered file writer that counts and CRC-32s the bytes going to disk (so a manifest's
+/// checksum needs no second read of the file). Shared by the shard writers and the
+/// pipeline's JSON side files.
+pub(crate) struct Counted {
     inner: BufWriter<File>,
     crc: crc32fast::Hasher,
     bytes: u64,
+}
+
+impl Counted {
+    /// Creates (truncates) `path`.
+    pub(crate) fn create(path: &Path) -> io::Result<Counted> {
+        Ok(Counted {
+            inner: BufWriter::with_capacity(1 << 20, File::create(path)?),
+            crc: crc32fast::Hasher::new(),
+            bytes: 0,
+        })
+    }
+
+    /// Flushes and syncs the file; returns the bytes written and their CRC-32 as 8 lower-case
+    /// hex digits.
+    pub(crate) fn finish(mut self) -> io::Result<(u64, String)> {
+        self.inner.flush()?;
+        let file = self.inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok((self.bytes, format!("{:08x}", self.crc.finalize())))
+    }
 }
 
 impl Write for Counted {
@@ -200,12 +222,7 @@ impl ShardWriter {
         self.next_shard += 1;
         let path = self.dir.join(&name);
         let tmp = self.dir.join(format!(".{name}.tmp"));
-        let file = File::create(&tmp).map_err(Self::io(&tmp))?;
-        let counted = Counted {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            crc: crc32fast::Hasher::new(),
-            bytes: 0,
-        };
+        let counted = Counted::create(&tmp).map_err(Self::io(&tmp))?;
         let sink = match self.opts.zstd_level {
             None => Sink::Plain(counted),
             Some(level) => Sink::Zstd(
@@ -226,18 +243,13 @@ impl ShardWriter {
             return Ok(());
         };
         let counted = open.sink.finish().map_err(Self::io(&open.tmp))?;
-        let file = counted.inner.into_inner().map_err(|e| OutputError::Io {
-            path: open.tmp.clone(),
-            err: e.into_error(),
-        })?;
-        file.sync_all().map_err(Self::io(&open.tmp))?;
-        drop(file);
+        let (bytes, crc32) = counted.finish().map_err(Self::io(&open.tmp))?;
         std::fs::rename(&open.tmp, &open.path).map_err(Self::io(&open.path))?;
         self.done.push(ShardInfo {
             path: open.path,
             records: open.records,
-            bytes: counted.bytes,
-            crc32: format!("{:08x}", counted.crc.finalize()),
+            bytes,
+            crc32,
         });
         Ok(())
     }

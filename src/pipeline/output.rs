@@ -7,9 +7,9 @@
 //!   complete, so a killed run leaves no file that looks complete but is not.
 //! - Every finished file's CRC-32 and record count go into manifest.json.
 
+use crate::io::output::Counted;
 use serde::Serialize;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// A finished output file, as listed in manifest.json (path relative to the output dir).
@@ -23,13 +23,6 @@ pub struct FileInfo {
     pub bytes: u64,
     /// CRC-32 (IEEE) of the file's bytes, hex.
     pub crc32: String,
-}
-
-/// Hashes what passes through to the file (so no second read is needed for the checksum).
-struct HashingWriter {
-    inner: BufWriter<File>,
-    hasher: crc32fast::Hasher,
-    bytes: u64,
 }
 
 impl FileInfo {
@@ -49,21 +42,9 @@ impl FileInfo {
     }
 }
 
-impl Write for HashingWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// One output file written under a temporary name and renamed by [`AtomicFile::finish`].
 pub struct AtomicFile {
-    sink: HashingWriter,
+    sink: Counted,
     tmp: PathBuf,
     path: PathBuf,
     rel: String,
@@ -82,11 +63,7 @@ impl AtomicFile {
         let mut tmp = path.clone().into_os_string();
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
-        let sink = HashingWriter {
-            inner: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
-            hasher: crc32fast::Hasher::new(),
-            bytes: 0,
-        };
+        let sink = Counted::create(&tmp)?;
         Ok(AtomicFile {
             sink,
             tmp,
@@ -122,22 +99,13 @@ impl AtomicFile {
 
     /// Flushes, syncs and renames to the final name.
     pub fn finish(self) -> io::Result<FileInfo> {
-        let mut w = self.sink;
-        w.flush()?;
-        let HashingWriter {
-            inner,
-            hasher,
-            bytes,
-        } = w;
-        let file = inner.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
+        let (bytes, crc32) = self.sink.finish()?;
         std::fs::rename(&self.tmp, &self.path)?;
         Ok(FileInfo {
             path: self.rel,
             records: self.records,
             bytes,
-            crc32: format!("{:08x}", hasher.finalize()),
+            crc32,
         })
     }
 }
