@@ -269,9 +269,22 @@ pub fn decode_into(format: Format, bytes: &[u8], out: &mut Decoded) -> Result<()
         *out = decode(format, bytes)?;
         return Ok(());
     }
+    let decoded = decode_position_into(format, bytes, &mut out.position);
+    fill_binary(format, bytes, out, decoded)
+}
+
+/// Completes `out` after its position was decoded from binary record `bytes` with result
+/// `decoded`: no history, and the teacher fields when the position decoded.
+#[inline(always)]
+fn fill_binary(
+    format: Format,
+    bytes: &[u8],
+    out: &mut Decoded,
+    decoded: Result<(), CodecError>,
+) -> Result<(), CodecError> {
     out.history = None;
     out.teacher = None;
-    decode_position_into(format, bytes, &mut out.position)?;
+    decoded?;
     out.teacher = binary_fields(format, bytes, &mut out.position);
     Ok(())
 }
@@ -351,16 +364,11 @@ pub fn decode_pair_into(
             decode_into(format, bytes[1], b),
         ];
     }
-    let done = decode_positions_into(format, bytes, [&mut a.position, &mut b.position]);
-    let fields = |d: &mut Decoded, bytes: &[u8], done: Result<(), CodecError>| {
-        d.history = None;
-        d.teacher = None;
-        done?;
-        d.teacher = binary_fields(format, bytes, &mut d.position);
-        Ok(())
-    };
-    let [da, db] = done;
-    [fields(a, bytes[0], da), fields(b, bytes[1], db)]
+    let [da, db] = decode_positions_into(format, bytes, [&mut a.position, &mut b.position]);
+    [
+        fill_binary(format, bytes[0], a, da),
+        fill_binary(format, bytes[1], b, db),
+    ]
 }
 
 /// [`decode_position_into`] for two records of one binary format at once: the same results,
