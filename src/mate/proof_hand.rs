@@ -12,13 +12,17 @@
 //!   more `X` (`c + X`); a capture of `X` brings one (`c - X`, floored at zero).
 //! - AND node proven: the per-kind maximum of the children's proof hands. If the check can
 //!   be blocked (a distant single check), the proof also relied on the defender having no
-//!   piece to drop in between: for every kind the defender lacks, the proof hand takes all
-//!   the attacker holds (with fewer, the defender would hold some and could interpose).
-//!   A checkmated AND node starts from the empty hand and gets the same adjustment.
+//!   piece to drop in between: for every kind the defender lacks and could legally drop on
+//!   a square in between (dead ranks and two-pawn files excluded), the proof hand takes
+//!   all the attacker holds (with fewer, the defender would hold some and could
+//!   interpose). A checkmated AND node starts from the empty hand and gets the same
+//!   adjustment.
 //! - OR node disproven: the per-kind minimum of the children's disproof hands taken back
 //!   through each move (drop `X`: `+X`; capture of `X`: `-X`), then zero for every kind the
-//!   attacker does not hold (with one, new drops would appear). With no checking move at
-//!   all the minimum starts from the full hand ([`full_hand`]).
+//!   attacker does not hold and could drop with check here (with one, new checking drops
+//!   would appear; a kind with no empty check square adds none and keeps the children's
+//!   bound). With no checking move at all the minimum starts from the full hand
+//!   ([`full_hand`]).
 //! - AND node disproven through evasion `e` with child disproof hand `c`: `c`, but if `e`
 //!   is a drop of `X` the attacker may not hold more `X` than now (the defender needs one).
 
@@ -65,26 +69,30 @@ pub fn before_move_disproof(child: Hand, m: Move, captured: Option<PieceType>) -
 }
 
 /// AND-node adjustment of a proof hand `ph` (max of the children, or empty when
-/// checkmated): when the check can be blocked, add every kind the defender lacks at the
-/// attacker's full count. `ph` never exceeds `attacker`.
-pub fn and_proof_adjust(ph: Hand, attacker: Hand, defender: Hand, interposable: bool) -> Hand {
+/// checkmated): for every kind the defender lacks but could drop between king and checker
+/// (`interposable`, bit `i` for `PieceType::HAND[i]`; 0 when the check cannot be blocked),
+/// the attacker's full count (with fewer, the defender would hold one and could
+/// interpose). `ph` never exceeds `attacker`.
+pub fn and_proof_adjust(ph: Hand, attacker: Hand, defender: Hand, interposable: u8) -> Hand {
     let mut out = ph;
-    if interposable {
-        for pt in PieceType::HAND {
-            if defender.count(pt) == 0 {
-                out = out.with_count(pt, attacker.count(pt)).unwrap_or(out);
-            }
+    for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+        if interposable & (1 << i) != 0 && defender.count(pt) == 0 {
+            out = out.with_count(pt, attacker.count(pt)).unwrap_or(out);
         }
     }
     out
 }
 
 /// OR-node finish of a disproof hand (the minimum over the children, or [`full_hand`]):
-/// kinds the attacker does not hold become zero.
-pub fn or_disproof_finish(dh: Hand, attacker: Hand) -> Hand {
+/// kinds the attacker does not hold become zero, unless no drop of that kind could give
+/// check here (`drop_checks`, bit `i` for `PieceType::HAND[i]`, from
+/// `checks::drop_check_kinds`). Holding such a kind adds no checking move, and the
+/// children's disproof hands already bound what it may be below, so the kind keeps the
+/// children's bound.
+pub fn or_disproof_finish(dh: Hand, attacker: Hand, drop_checks: u8) -> Hand {
     let mut out = dh;
-    for pt in PieceType::HAND {
-        if attacker.count(pt) == 0 {
+    for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+        if attacker.count(pt) == 0 && drop_checks & (1 << i) != 0 {
             out = out.with_count(pt, 0).unwrap_or(out);
         }
     }
@@ -119,15 +127,24 @@ mod tests {
             Hand::EMPTY
         );
         let att = Hand::EMPTY.with_count(PieceType::Pawn, 3).unwrap();
-        let ph = and_proof_adjust(Hand::EMPTY, att, Hand::EMPTY, true);
+        let ph = and_proof_adjust(Hand::EMPTY, att, Hand::EMPTY, 0x7f);
         assert_eq!(ph, att);
-        assert_eq!(and_proof_adjust(Hand::EMPTY, att, att, true), Hand::EMPTY);
+        assert_eq!(and_proof_adjust(Hand::EMPTY, att, att, 0x7f), Hand::EMPTY);
         assert_eq!(
-            and_proof_adjust(Hand::EMPTY, att, Hand::EMPTY, false),
+            and_proof_adjust(Hand::EMPTY, att, Hand::EMPTY, 0),
             Hand::EMPTY
         );
-        let dh = or_disproof_finish(full_hand(), att);
+        // Pawns cannot be interposed (bit 0 clear): no pawn is needed.
+        assert_eq!(
+            and_proof_adjust(Hand::EMPTY, att, Hand::EMPTY, 0x7e),
+            Hand::EMPTY
+        );
+        let dh = or_disproof_finish(full_hand(), att, 0x7f);
         assert_eq!(dh.count(PieceType::Pawn), 18);
         assert_eq!(dh.count(PieceType::Gold), 0);
+        // Gold cannot check by a drop here (bit 6 clear): it keeps the full count.
+        let dh = or_disproof_finish(full_hand(), att, 0x3f);
+        assert_eq!(dh.count(PieceType::Gold), 4);
+        assert_eq!(dh.count(PieceType::Rook), 0);
     }
 }

@@ -37,9 +37,9 @@ use super::pndn::{self, PnDn, INF};
 use super::proof_hand as hands;
 use super::table::{Probe, Table};
 use crate::shogi::attacks;
-use crate::shogi::checks::generate_checks_fast;
+use crate::shogi::checks::{drop_check_kinds, generate_checks_fast};
 use crate::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
-use crate::shogi::movegen::generate_evasions;
+use crate::shogi::movegen::{generate_evasions, interposing_drop_kinds};
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use std::time::Instant;
 
@@ -181,17 +181,6 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     }
 }
 
-/// Whether the single check on the side to move could be blocked by a drop.
-fn interposable(pos: &Position) -> bool {
-    let c = pos.checkers();
-    match c.lsb() {
-        Some(sq) if !c.more_than_one() => {
-            attacks::between(pos.king_square(pos.side_to_move()), sq).is_nonempty()
-        }
-        _ => false,
-    }
-}
-
 /// The captured base kind of board move `m` here, if any.
 fn captured(pos: &Position, m: Move) -> Option<PieceType> {
     if m.is_drop() {
@@ -280,7 +269,7 @@ impl Searcher {
             Hand::EMPTY,
             pos.hand(self.attacker),
             pos.hand(def),
-            interposable(pos),
+            interposing_drop_kinds(pos),
         )
     }
 
@@ -532,7 +521,7 @@ impl Searcher {
         let hand = pos.hand(self.attacker);
         let key = self.tt_key(pos);
         if checks.is_empty() {
-            let dh = hands::or_disproof_finish(hands::full_hand(), hand);
+            let dh = hands::or_disproof_finish(hands::full_hand(), hand, drop_check_kinds(pos));
             let stored = if self.table.dominance() { dh } else { hand };
             self.table.store(key, stored, INF, 0, 0, 1);
             return Child::disproven(e, dh, 0);
@@ -615,7 +604,7 @@ impl Searcher {
                         ));
                     }
                 }
-                let dh = hands::or_disproof_finish(dh, hand);
+                let dh = hands::or_disproof_finish(dh, hand, drop_check_kinds(pos));
                 return Outcome {
                     pn: INF,
                     dn: 0,
@@ -633,7 +622,7 @@ impl Searcher {
                     len = len.max(c.len);
                 }
                 let def = pos.hand(self.attacker.flip());
-                let ph = hands::and_proof_adjust(ph, hand, def, interposable(pos));
+                let ph = hands::and_proof_adjust(ph, hand, def, interposing_drop_kinds(pos));
                 return Outcome {
                     pn: 0,
                     dn: INF,

@@ -59,6 +59,24 @@ fn check_squares(us: Color, pt: PieceType, ksq: Square, occ: Bitboard) -> Bitboa
     attacks::piece(us.flip(), pt, ksq, occ)
 }
 
+/// The hand kinds (bit `i` for `PieceType::HAND[i]`) that the side to move could drop
+/// with check here if it held one: those with an empty square from which the kind attacks
+/// the enemy king. A superset of the kinds with a legal checking drop (the two-pawn and
+/// pawn-drop-mate rules are ignored), so a kind outside it never adds a checking move.
+pub fn drop_check_kinds(pos: &Position) -> u8 {
+    let us = pos.side_to_move();
+    let ek = pos.king_square(us.flip());
+    let occ = pos.occupied();
+    let empty = !occ & Bitboard::ALL;
+    let mut out = 0;
+    for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+        if (check_squares(us, pt, ek, occ) & empty).is_nonempty() {
+            out |= 1 << i;
+        }
+    }
+    out
+}
+
 /// Legal checking moves of the side to move, into `list` (cleared first).
 pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     list.clear();
@@ -253,6 +271,7 @@ fn push_check_drops(
 mod tests {
     use super::*;
     use crate::shogi::movegen::{generate_checks, generate_legal};
+    use crate::shogi::random_walk::{walk, with_one_more};
 
     fn sorted(list: &MoveList) -> Vec<u16> {
         let mut v: Vec<u16> = list.iter().map(|m| m.raw()).collect();
@@ -290,5 +309,37 @@ mod tests {
             }
         }
         assert!(checked > 300);
+    }
+
+    /// Along random games: a kind outside `drop_check_kinds` never has a checking drop in
+    /// the reference generator when the side to move is given one, and the mask does not
+    /// depend on the hand.
+    #[test]
+    fn drop_check_kinds_covers_every_checking_drop() {
+        let (mut tested, mut with_drop) = (0, 0);
+        let starts = [
+            super::super::sfen::STARTPOS,
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
+        ];
+        walk(&starts, 300, 0x9e37_79b9_7f4a_7c15, false, |pos| {
+            if pos.in_check() {
+                return;
+            }
+            let mask = drop_check_kinds(pos);
+            for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+                let Some(more) = with_one_more(pos, pt) else {
+                    continue;
+                };
+                assert_eq!(drop_check_kinds(&more), mask);
+                let mut checks = MoveList::new();
+                generate_checks(&more, &mut checks);
+                let drops = checks.iter().any(|m| m.is_drop() && m.drop_piece() == pt);
+                assert!(!drops || mask & (1 << i) != 0, "{} {pt:?}", pos.to_sfen());
+                tested += 1;
+                with_drop += drops as u32;
+            }
+        });
+        assert!(tested > 1000 && with_drop > 100, "{tested} {with_drop}");
     }
 }

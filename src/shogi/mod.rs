@@ -16,6 +16,8 @@ pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+#[cfg(test)]
+pub(crate) mod random_walk;
 pub mod sfen;
 pub mod types;
 pub mod validity;

@@ -461,9 +461,75 @@ impl Position {
     }
 }
 
+/// The hand kinds (bit `i` for `PieceType::HAND[i]`) that the side to move, in check,
+/// could drop between its king and a single distant checker if it held one: the squares in
+/// between minus the dead ranks of pawn, lance and knight, and for pawns minus the files
+/// that already hold one of its pawns. 0 when the check cannot be blocked. A superset of
+/// the legal interposing drops (the pawn-drop-mate rule is ignored), so a kind outside it
+/// never adds an evasion.
+pub fn interposing_drop_kinds(pos: &Position) -> u8 {
+    let c = pos.checkers();
+    let us = pos.side_to_move();
+    let between = match c.lsb() {
+        Some(sq) if !c.more_than_one() => attacks::between(pos.king_square(us), sq),
+        _ => return 0,
+    };
+    if between.is_empty() {
+        return 0;
+    }
+    let mut out = 0;
+    for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+        let ok = match pt {
+            PieceType::Pawn => {
+                between.and_not(Bitboard::forward_ranks(us, 1))
+                    & Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn))
+            }
+            PieceType::Lance => between.and_not(Bitboard::forward_ranks(us, 1)),
+            PieceType::Knight => between.and_not(Bitboard::forward_ranks(us, 2)),
+            _ => between,
+        };
+        if ok.is_nonempty() {
+            out |= 1 << i;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Along random games that often check: a kind outside `interposing_drop_kinds` never
+    /// gives a legal drop evasion when the side to move, in check, holds one more.
+    #[test]
+    fn interposing_drop_kinds_covers_every_drop_evasion() {
+        use crate::shogi::random_walk::{walk, with_one_more};
+        let (mut tested, mut with_drop) = (0, 0);
+        let starts = [
+            super::super::sfen::STARTPOS,
+            "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
+            "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
+        ];
+        walk(&starts, 300, 0x2545_f491_4f6c_dd1d, true, |pos| {
+            if !pos.in_check() {
+                return;
+            }
+            let mask = interposing_drop_kinds(pos);
+            for (i, pt) in PieceType::HAND.into_iter().enumerate() {
+                let Some(more) = with_one_more(pos, pt) else {
+                    continue;
+                };
+                assert_eq!(interposing_drop_kinds(&more), mask);
+                let mut evasions = MoveList::new();
+                generate_evasions(&more, &mut evasions);
+                let drops = evasions.iter().any(|m| m.is_drop() && m.drop_piece() == pt);
+                assert!(!drops || mask & (1 << i) != 0, "{} {pt:?}", pos.to_sfen());
+                tested += 1;
+                with_drop += drops as u32;
+            }
+        });
+        assert!(tested > 300 && with_drop > 50, "{tested} {with_drop}");
+    }
 
     fn legal(sfen: &str) -> Vec<String> {
         let pos = Position::from_sfen(sfen).unwrap();

@@ -1,0 +1,50 @@
+//! Seeded random games for the core's unit tests (test builds only).
+//!
+//! [`walk`] plays up to `plies` random legal moves from each start SFEN (xorshift64, so a
+//! seed always gives the same games) and shows every position on the way to `visit`, the
+//! start included. With `prefer_checks`, two moves in three are checking moves when there
+//! are any, so that many visited positions are in check.
+
+use super::checks::generate_checks_fast;
+use super::movegen::generate_legal;
+use super::{MoveList, PieceType, Position};
+
+/// Visits the positions of one random game per start SFEN (see the module doc).
+pub fn walk(
+    sfens: &[&str],
+    plies: usize,
+    mut seed: u64,
+    prefer_checks: bool,
+    mut visit: impl FnMut(&Position),
+) {
+    for sfen in sfens {
+        let Ok(mut pos) = Position::from_sfen(sfen) else {
+            panic!("bad test SFEN {sfen}");
+        };
+        for _ in 0..plies {
+            visit(&pos);
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut moves = MoveList::new();
+            if prefer_checks && seed % 3 != 0 {
+                generate_checks_fast(&pos, &mut moves);
+            }
+            if moves.is_empty() {
+                generate_legal(&pos, &mut moves);
+            }
+            if moves.is_empty() {
+                break;
+            }
+            pos.do_move(moves.as_slice()[(seed >> 8) as usize % moves.len()]);
+        }
+    }
+}
+
+/// `pos` with one more `pt` in the hand of the side to move, if the hand has room.
+pub fn with_one_more(pos: &Position, pt: PieceType) -> Option<Position> {
+    let us = pos.side_to_move();
+    let mut hands = pos.hands();
+    hands[us.index()] = hands[us.index()].with_count(pt, hands[us.index()].count(pt) + 1)?;
+    Position::from_parts(*pos.board(), hands, us, pos.ply()).ok()
+}
