@@ -20,4 +20,5 @@ pub mod filter;
 pub mod io;
 pub mod mate;
 pub mod pipeline;
+pub mod prefetch;
 pub mod shogi;

@@ -40,7 +40,7 @@ impl Default for FirstSeen {
 }
 
 /// `n` empty slots with every page written once. A fresh zeroed allocation is mapped lazily,
-/// and a page first read ([`FirstSeen::warm`] reads) maps the shared zero page, so the write
+/// and a page first read (a probe or a [`FirstSeen::warm`] prefetch) maps the shared zero page, so the write
 /// that follows costs a copy-on-write fault and a TLB flush on every core: perf showed those
 /// flushes as over 10 % of the commit thread. One write per page up front is a plain fault.
 fn empty_slots(n: usize) -> Vec<Slot> {
@@ -100,13 +100,13 @@ impl FirstSeen {
         }
     }
 
-    /// Reads `key`'s home slot and drops the value: a hint that makes a following
+    /// Prefetches `key`'s home slot: a hint that makes a following
     /// [`FirstSeen::first_or_insert`] of the same key find it in the cache. Calling it for a
     /// batch of keys in a row keeps many cache misses in flight at once.
     #[inline]
     pub fn warm(&self, key: Fingerprint) {
         let (lo, _) = halves(key);
-        std::hint::black_box(self.slots[lo as usize & self.mask][LO]);
+        crate::prefetch::prefetch(&self.slots[lo as usize & self.mask]);
     }
 
     /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.

@@ -131,23 +131,7 @@ impl Table {
     /// before probing the first). No effect on results.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = &self.clusters[self.cluster(key)] as *const Cluster as *const i8;
-            // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (part of the
-            // target's baseline); a prefetch is a hint that never faults and has no effect
-            // the program can observe. Other targets compile to nothing (the fallback).
-            #[allow(unsafe_code)]
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>(p);
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(192));
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::prefetch::prefetch(&self.clusters[self.cluster(key)]);
     }
 
     /// Looks up the node with salted board key `key` and attacker hand `hand`.
