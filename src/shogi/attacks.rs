@@ -38,8 +38,9 @@ const fn offset(sq: usize, df: i8, dr: i8) -> Option<usize> {
     }
 }
 
-const fn build_rays() -> [[u128; 81]; 8] {
-    let mut out = [[0u128; 81]; 8];
+/// Rays per direction and square, plus an empty ray at index 81 (see [`ray_up`]).
+const fn build_rays() -> [[u128; 82]; 8] {
+    let mut out = [[0u128; 82]; 8];
     let mut d = 0;
     while d < 8 {
         let mut sq = 0;
@@ -58,7 +59,19 @@ const fn build_rays() -> [[u128; 81]; 8] {
     out
 }
 
-static RAYS: [[u128; 81]; 8] = build_rays();
+static RAYS: [[u128; 82]; 8] = build_rays();
+
+// The sentinels of `ray_up` / `ray_down`: index 81 is empty for every direction, and square
+// 0 has no square below it in any index-shrinking (even) direction.
+const _: () = {
+    let r = build_rays();
+    let mut d = 0;
+    while d < 8 {
+        assert!(r[d][81] == 0);
+        assert!(d % 2 == 1 || r[d][0] == 0);
+        d += 1;
+    }
+};
 
 /// The squares from `sq` in direction `dir & 7` on an empty board, nearest first along the
 /// ray: even directions shrink the square index (the nearest square is the highest bit),
@@ -148,26 +161,24 @@ const fn build_between_line() -> ([[u128; 81]; 81], [[u128; 81]; 81]) {
 
 static BETWEEN_LINE: ([[u128; 81]; 81], [[u128; 81]; 81]) = build_between_line();
 
+/// The attacks along an odd (index-growing) direction: the ray up to and including the
+/// nearest blocker. Branch-free: a sentinel blocker at bit 81 (past the board) selects the
+/// empty ray `RAYS[dir][81]` when nothing blocks.
 #[inline(always)]
 fn ray_up(dir: usize, sq: Square, occupied: Bitboard) -> u128 {
     let ray = RAYS[dir][sq.index()];
-    let blockers = ray & occupied.0;
-    if blockers == 0 {
-        ray
-    } else {
-        ray ^ RAYS[dir][blockers.trailing_zeros() as usize]
-    }
+    let nearest = ((ray & occupied.0) | (1u128 << 81)).trailing_zeros() as usize;
+    ray ^ RAYS[dir][nearest.min(81)]
 }
 
+/// The attacks along an even (index-shrinking) direction. Branch-free: a sentinel blocker
+/// at square 0 selects `RAYS[dir][0]`, which is empty for every shrinking direction (no
+/// square lies below index 0), so a real blocker there gives the same answer.
 #[inline(always)]
 fn ray_down(dir: usize, sq: Square, occupied: Bitboard) -> u128 {
     let ray = RAYS[dir][sq.index()];
-    let blockers = ray & occupied.0;
-    if blockers == 0 {
-        ray
-    } else {
-        ray ^ RAYS[dir][127 - blockers.leading_zeros() as usize]
-    }
+    let nearest = 127 - ((ray & occupied.0) | 1).leading_zeros() as usize;
+    ray ^ RAYS[dir][nearest.min(81)]
 }
 
 /// Squares a pawn of `color` on `sq` attacks.
