@@ -30,6 +30,18 @@ const FILE_BASE: u128 = {
     v
 };
 
+/// `1 << sq` per square: a 128-bit shift by a variable amount is a shift pair and selects,
+/// a table lookup is one load (the single-square operations below use it).
+pub(crate) const SQUARE_BITS: [u128; 81] = {
+    let mut t = [0u128; 81];
+    let mut i = 0;
+    while i < 81 {
+        t[i] = 1 << i;
+        i += 1;
+    }
+    t
+};
+
 impl Bitboard {
     /// The empty set.
     pub const EMPTY: Bitboard = Bitboard(0);
@@ -51,13 +63,13 @@ impl Bitboard {
     /// The set holding just `sq`.
     #[inline(always)]
     pub const fn from_square(sq: Square) -> Bitboard {
-        Bitboard(1u128 << sq.index())
+        Bitboard(SQUARE_BITS[sq.index()])
     }
 
     /// Whether `sq` is in the set.
     #[inline(always)]
     pub const fn has(self, sq: Square) -> bool {
-        (self.0 >> sq.index()) & 1 != 0
+        self.0 & SQUARE_BITS[sq.index()] != 0
     }
 
     /// Whether the set is empty.
@@ -115,13 +127,13 @@ impl Bitboard {
     /// With `sq` added.
     #[inline(always)]
     pub const fn with(self, sq: Square) -> Bitboard {
-        Bitboard(self.0 | (1u128 << sq.index()))
+        Bitboard(self.0 | SQUARE_BITS[sq.index()])
     }
 
     /// With `sq` removed.
     #[inline(always)]
     pub const fn without(self, sq: Square) -> Bitboard {
-        Bitboard(self.0 & !(1u128 << sq.index()))
+        Bitboard(self.0 & !SQUARE_BITS[sq.index()])
     }
 
     /// Set difference `self \ other`.

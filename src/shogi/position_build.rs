@@ -15,22 +15,11 @@
 
 use super::Position;
 use crate::shogi::attacks;
-use crate::shogi::bitboard::Bitboard;
+use crate::shogi::bitboard::{Bitboard, SQUARE_BITS};
 use crate::shogi::hand::Hand;
 use crate::shogi::types::{Color, Piece, PieceType, Square};
 use crate::shogi::validity::Invalid;
 use crate::shogi::zobrist::{PRIMARY, SIDE};
-
-/// `1 << sq` per square, as a table (a 128-bit variable shift is several instructions).
-static SQUARE_BIT: [u128; 81] = {
-    let mut t = [0u128; 81];
-    let mut i = 0;
-    while i < 81 {
-        t[i] = 1 << i;
-        i += 1;
-    }
-    t
-};
 
 /// Per file `f` of the even files 0, 2, 4, 6, 8: bit `9f` (the file's first square).
 const EVEN_BASE: u128 = file_bits(0);
@@ -129,7 +118,7 @@ impl Builder<'_> {
         // `& 31`: a piece index is below 32, and saying so spares the bounds checks.
         let pi = p.index() & 31;
         self.pos.board[sq.index()] = Some(p);
-        self.piece_bits[pi] |= SQUARE_BIT[sq.index()];
+        self.piece_bits[pi] |= SQUARE_BITS[sq.index()];
         self.board_key ^= PRIMARY.piece_square[pi][sq.index()];
     }
 
