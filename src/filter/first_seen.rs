@@ -40,9 +40,11 @@ impl Default for FirstSeen {
 }
 
 /// `n` empty slots with every page written once. A fresh zeroed allocation is mapped lazily,
-/// and a page first read (a probe or a [`FirstSeen::warm`] prefetch) maps the shared zero page, so the write
-/// that follows costs a copy-on-write fault and a TLB flush on every core: perf showed those
-/// flushes as over 10 % of the commit thread. One write per page up front is a plain fault.
+/// and a page first read (a probe reads a slot before it writes one) maps the shared zero
+/// page, so the write that follows costs a copy-on-write fault and a TLB flush on every
+/// core: perf showed those flushes as over 10 % of the commit thread. One write per page up
+/// front is a plain fault (and lets [`FirstSeen::warm`]'s prefetches, which never fault,
+/// reach memory instead of being dropped on an unmapped page).
 fn empty_slots(n: usize) -> Vec<Slot> {
     let mut slots = vec![[0u64; 3]; n];
     for s in slots.iter_mut().step_by(4096 / std::mem::size_of::<Slot>()) {
