@@ -270,8 +270,8 @@ fn push_check_drops(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shogi::movegen::{generate_checks, generate_legal};
-    use crate::shogi::random_walk::{walk, with_one_more};
+    use crate::shogi::movegen::generate_checks;
+    use crate::shogi::random_walk::{assert_mask_covers_drops, walk};
 
     fn sorted(list: &MoveList) -> Vec<u16> {
         let mut v: Vec<u16> = list.iter().map(|m| m.raw()).collect();
@@ -283,31 +283,19 @@ mod tests {
     /// every visited position (the integration tests cover the 22,000 corpus positions).
     #[test]
     fn equals_reference_on_playouts() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
-        for sfen in [
+        let starts = [
             super::super::sfen::STARTPOS,
             "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
             "8k/9/6NG1/9/9/9/9/9/K8 b P 1",
-        ] {
-            let mut pos = Position::from_sfen(sfen).unwrap();
-            for _ in 0..400 {
-                let (mut a, mut b) = (MoveList::new(), MoveList::new());
-                generate_checks_fast(&pos, &mut a);
-                generate_checks(&pos, &mut b);
-                assert_eq!(sorted(&a), sorted(&b), "{}", pos.to_sfen());
-                checked += 1;
-                let mut legal = MoveList::new();
-                generate_legal(&pos, &mut legal);
-                if legal.is_empty() {
-                    break;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                pos.do_move(legal.as_slice()[(seed % legal.len() as u64) as usize]);
-            }
-        }
+        ];
+        walk(&starts, 400, 0x2545_f491_4f6c_dd1d, false, |pos| {
+            let (mut a, mut b) = (MoveList::new(), MoveList::new());
+            generate_checks_fast(pos, &mut a);
+            generate_checks(pos, &mut b);
+            assert_eq!(sorted(&a), sorted(&b), "{}", pos.to_sfen());
+            checked += 1;
+        });
         assert!(checked > 300);
     }
 
@@ -323,21 +311,10 @@ mod tests {
             "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
         ];
         walk(&starts, 300, 0x9e37_79b9_7f4a_7c15, false, |pos| {
-            if pos.in_check() {
-                return;
-            }
-            let mask = drop_check_kinds(pos);
-            for (i, pt) in PieceType::HAND.into_iter().enumerate() {
-                let Some(more) = with_one_more(pos, pt) else {
-                    continue;
-                };
-                assert_eq!(drop_check_kinds(&more), mask);
-                let mut checks = MoveList::new();
-                generate_checks(&more, &mut checks);
-                let drops = checks.iter().any(|m| m.is_drop() && m.drop_piece() == pt);
-                assert!(!drops || mask & (1 << i) != 0, "{} {pt:?}", pos.to_sfen());
-                tested += 1;
-                with_drop += drops as u32;
+            if !pos.in_check() {
+                let (t, d) = assert_mask_covers_drops(pos, drop_check_kinds, generate_checks);
+                tested += t;
+                with_drop += d;
             }
         });
         assert!(tested > 1000 && with_drop > 100, "{tested} {with_drop}");

@@ -503,7 +503,7 @@ mod tests {
     /// gives a legal drop evasion when the side to move, in check, holds one more.
     #[test]
     fn interposing_drop_kinds_covers_every_drop_evasion() {
-        use crate::shogi::random_walk::{walk, with_one_more};
+        use crate::shogi::random_walk::{assert_mask_covers_drops, walk};
         let (mut tested, mut with_drop) = (0, 0);
         let starts = [
             super::super::sfen::STARTPOS,
@@ -511,21 +511,11 @@ mod tests {
             "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
         ];
         walk(&starts, 300, 0x2545_f491_4f6c_dd1d, true, |pos| {
-            if !pos.in_check() {
-                return;
-            }
-            let mask = interposing_drop_kinds(pos);
-            for (i, pt) in PieceType::HAND.into_iter().enumerate() {
-                let Some(more) = with_one_more(pos, pt) else {
-                    continue;
-                };
-                assert_eq!(interposing_drop_kinds(&more), mask);
-                let mut evasions = MoveList::new();
-                generate_evasions(&more, &mut evasions);
-                let drops = evasions.iter().any(|m| m.is_drop() && m.drop_piece() == pt);
-                assert!(!drops || mask & (1 << i) != 0, "{} {pt:?}", pos.to_sfen());
-                tested += 1;
-                with_drop += drops as u32;
+            if pos.in_check() {
+                let (t, d) =
+                    assert_mask_covers_drops(pos, interposing_drop_kinds, generate_evasions);
+                tested += t;
+                with_drop += d;
             }
         });
         assert!(tested > 300 && with_drop > 50, "{tested} {with_drop}");
