@@ -16,6 +16,8 @@
 //! - `path.rs`: on-path repetition is a failure of the attacker on that path only;
 //!   path-dependent disproofs are never stored (graph-history interaction).
 //! - `pv.rs`: the mate line, shortest found preferred, replayed and verified.
+//! - `cache.rs`: verdicts shared by the solvers of one run, so a repeated position is
+//!   searched once.
 //!
 //! # Contract of [`Solver::solve`]
 //! - Not in check: OR root, `Mate` or `NoMate`. In check: AND root, `Mated` or `NoMate`.
@@ -28,6 +30,7 @@
 //!   [`Solver::set_reuse`] opted into reuse, so the verdict does not depend on earlier roots.
 //! - The position is restored before returning (its history is untouched).
 
+pub mod cache;
 pub mod entry;
 pub mod path;
 pub mod pndn;

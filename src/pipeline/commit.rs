@@ -154,7 +154,12 @@ impl Commit {
     fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
         self.counts.input += 1;
         self.bump_file(r.file);
-        self.tallies.nodes += r.nodes;
+        if r.cached {
+            self.tallies.verdict_cache.hits += 1;
+            self.tallies.verdict_cache.nodes_saved += r.nodes;
+        } else {
+            self.tallies.nodes += r.nodes;
+        }
         self.tallies.unknown += r.unknown as u64;
         if r.move_illegal {
             self.tallies.move_field.illegal += 1;

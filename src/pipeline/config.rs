@@ -142,6 +142,9 @@ pub struct MateConfig {
     pub max_plies: u32,
     /// Wall-time guard per position in milliseconds (0 = none). A guard hit is `unknown`.
     pub time_ms: u64,
+    /// Verdicts shared by the workers, MiB (0 = off): a position that occurs again is
+    /// answered without a new search (same verdict, see `mate::cache`).
+    pub cache_mb: usize,
 }
 
 /// `[filter]`.
@@ -225,6 +228,7 @@ impl Default for MateConfig {
             and_root: true,
             max_plies: 0,
             time_ms: 10_000,
+            cache_mb: 64,
         }
     }
 }

@@ -14,13 +14,15 @@
 //! applies outcomes in input order, so every output file is byte-identical for 1 or N
 //! threads. The one exception is the optional wall-time guard (`filter.mate.time_ms`), which
 //! turns a position `unknown` when a machine is too slow; its default is far above what the
-//! node budget needs.
+//! node budget needs. The verdict cache (`filter.mate.cache_mb`, [`crate::mate::cache`])
+//! shared by the workers changes no decision: a repeated position gets the verdict a new
+//! search would give; only report.json's hit count depends on scheduling.
 //!
 //! # Memory
 //! At most 16 × threads batches are in flight or waiting for commit, so memory does not grow
 //! with the input, dedup aside: its index ([`crate::filter::FirstSeen`]) holds 24 bytes per
 //! distinct position in a table at most 70 % full, reserved up front for up to 4 M keys
-//! (192 MiB).
+//! (192 MiB). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it holds).
 
 pub mod commit;
 pub mod config;

@@ -114,8 +114,10 @@ pub struct Report {
 pub struct Tallies {
     /// Positions the solver could not decide within its budget (kept).
     pub unknown: u64,
-    /// df-pn nodes searched in total.
+    /// df-pn nodes searched in total (verdicts answered by the cache not counted again).
     pub nodes: u64,
+    /// Positions answered by the verdict cache instead of a new search.
+    pub verdict_cache: CacheCounts,
     /// Mates written to the mate corpus (mate, mated, checkmated).
     pub mates_written: u64,
     /// psv/hcpe records whose move field is not legal in their position, and what was done.
@@ -126,6 +128,16 @@ pub struct Tallies {
     pub rejected_reasons: BTreeMap<String, u64>,
     /// Repetition drops per kind (`exact`, `inferior`) and how many were perpetual checks.
     pub repetition: BTreeMap<String, u64>,
+}
+
+/// Verdict-cache statistics (`filter.mate.cache_mb`). They depend on scheduling (which
+/// worker meets a repeated position first), unlike every decision.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CacheCounts {
+    /// Positions whose verdict came from the cache.
+    pub hits: u64,
+    /// Nodes those positions would have searched again.
+    pub nodes_saved: u64,
 }
 
 /// Move-field statistics (`filter.move_field`).
@@ -170,6 +182,13 @@ impl Report {
             "  {:.2} s, {:.0} positions/s, {} threads, {} df-pn nodes\n",
             self.seconds, self.positions_per_second, self.threads, self.tallies.nodes
         ));
+        let cache = &self.tallies.verdict_cache;
+        if cache.hits > 0 {
+            s.push_str(&format!(
+                "  {} repeated positions answered from the verdict cache ({} nodes not searched again)\n",
+                cache.hits, cache.nodes_saved
+            ));
+        }
         s
     }
 }

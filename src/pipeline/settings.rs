@@ -4,7 +4,9 @@
 use super::config::{Config, FormatName, MoveFieldPolicy};
 use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
+use crate::mate::cache::VerdictCache;
 use crate::mate::Limits;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Mate-stage settings.
@@ -16,6 +18,8 @@ pub struct MateSettings {
     pub and_root: bool,
     /// Table per worker, MiB.
     pub table_mb: usize,
+    /// Verdicts shared by all workers of the run (`None`: every position is searched).
+    pub cache: Option<Arc<VerdictCache>>,
 }
 
 /// Per-position settings shared by all workers (read-only during the run).
@@ -66,6 +70,7 @@ impl Settings {
             },
             and_root: f.mate.and_root,
             table_mb: c.raw.workers.table_mb,
+            cache: VerdictCache::new(f.mate.cache_mb).map(Arc::new),
         });
         let declaration = DeclarationStage::new(&f.declaration, &f.entering_king);
         Settings {

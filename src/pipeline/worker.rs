@@ -59,6 +59,8 @@ pub struct RecordOutcome {
     pub nodes: u64,
     /// The solver ran out of budget (the record is kept).
     pub unknown: bool,
+    /// The verdict came from the run's verdict cache: `nodes` were not searched again.
+    pub cached: bool,
     /// The move field is not a legal move in the position.
     pub move_illegal: bool,
     /// The move field was zeroed (`move_field = "clear"`).
@@ -266,6 +268,19 @@ impl Worker {
             let v = if pos.in_check() && !m.and_root {
                 // Only the terminal test: a position in check is not searched.
                 terminal_only(pos)
+            } else if let Some(cache) = &m.cache {
+                let fp = pos.fingerprint();
+                match cache.get(fp) {
+                    Some(v) => {
+                        r.cached = true;
+                        v
+                    }
+                    None => {
+                        let v = solver.solve(pos, &m.limits);
+                        cache.insert(fp, &v, &m.limits);
+                        v
+                    }
+                }
             } else {
                 solver.solve(pos, &m.limits)
             };
@@ -335,6 +350,7 @@ impl RecordOutcome {
             out: 0..0,
             nodes: 0,
             unknown: false,
+            cached: false,
             move_illegal: false,
             move_cleared: false,
             open_path: false,

@@ -197,6 +197,44 @@ fn one_and_two_threads_write_identical_bytes() {
     assert!(r["nodes"].as_u64().unwrap() > 0);
 }
 
+/// The verdict cache changes no output: with it off and on (the default, 1 and 2 threads)
+/// every file is the same, and the nodes it saved are exactly the nodes the uncached run
+/// searched more (a cached verdict is the one a new search returns, node count included).
+/// Hits are counted with one thread, where they do not depend on scheduling.
+#[test]
+fn verdict_cache_changes_no_output() {
+    let dir = TempDir::new("verdict_cache");
+    let psv = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv");
+    let mut outs = Vec::new();
+    for (name, cache, threads) in [("off", 0, "2"), ("on1", 64, "1"), ("on2", 64, "2")] {
+        let cfg = config(
+            &dir,
+            &[&psv],
+            &format!("[filter.mate]\nnodes = 3000\ncache_mb = {cache}\n"),
+        );
+        let o = dir.join(name);
+        let out = o.to_str().unwrap();
+        run_ok(&["run", &cfg, "--threads", threads, "--out", out, "--quiet"]);
+        outs.push(o);
+    }
+    let off = report(&outs[0]);
+    assert_eq!(off["verdict_cache"]["hits"], 0);
+    for on in &outs[1..] {
+        same_outputs(&outs[0], on, &[]);
+        let r = report(on);
+        let saved = r["verdict_cache"]["nodes_saved"].as_u64().unwrap();
+        assert_eq!(
+            r["nodes"].as_u64().unwrap() + saved,
+            off["nodes"].as_u64().unwrap()
+        );
+        assert_eq!(r["config"]["filter"]["mate"]["cache_mb"], 64);
+    }
+    let one = report(&outs[1]);
+    let hits = one["verdict_cache"]["hits"].as_u64().unwrap();
+    let saved = one["verdict_cache"]["nodes_saved"].as_u64().unwrap();
+    assert!(hits >= 10 && saved > 2_000, "{hits} hits, {saved} nodes");
+}
+
 /// Writes `bytes` as `in.<ext>` (or `in.<ext>.zst`, compressed), runs it with a small node
 /// budget and dedup off, checks reconciliation and the detected format, and returns the
 /// non-kept decisions and the output directory.
