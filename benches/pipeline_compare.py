@@ -107,6 +107,10 @@ def main():
             )
             p = json.loads(peer.stdout)
             rows.append(("cshogi DfPn loop (Python), 1 thread", p["records"], p["seconds"], p["positions_per_second"], p["mates"], None))
+            for t, r in ((1, r1), (2, r2)):
+                c = r.get("verdict_cache", {})
+                notes.append(f"{t} thread(s): {r['nodes']:,} nodes searched, {c.get('hits', 0)} repeated "
+                             f"positions from the verdict cache ({c.get('nodes_saved', 0):,} nodes saved)")
             notes.append(f"nodes per position: {a.nodes}; scaling 2 vs 1 thread: {w1 / w2:.2f}x; "
                          f"vs cshogi (2 threads): {(n / w2) / p['positions_per_second']:.1f}x")
         big = os.path.join(tmp, "distinct.psfen")
