@@ -16,10 +16,11 @@
 //! - AND node (the 2-ply test of seed 003): every evasion is played and the attacker's
 //!   checks are generated; none = disproof (stored, it is path-independent); a mate in 1
 //!   by a contact check (destination next to the king, decided without playing it by
-//!   `mate1::contact_mate`) = proof (stored); else `pn` = 1,
-//!   `dn` = the number of checks capped at 4. Distant-check mates are left to the exact
-//!   test of the OR expansion: testing every check here cost 20% more time on the bench set
-//!   for no fewer nodes, because the OR expansion already finds every mate in 1.
+//!   `mate1::contact_mate`) = proof (stored); else `pn` = 1, `dn` = the number of checks
+//!   capped at 16 (about what the node's dn becomes once expanded). Distant-check mates
+//!   are left to the exact test of the OR expansion: testing every check here cost 20%
+//!   more time on the bench set for no fewer nodes, because the OR expansion already
+//!   finds every mate in 1.
 //! - Interposing drops are expanded one per square (delayed expansion): the next kind is
 //!   revealed when the previous one is proven; hidden drops add 1 each to the AND pn.
 //!
@@ -406,9 +407,8 @@ impl Searcher {
                         if n == 0 {
                             Child::proven(m, proof, 0)
                         } else {
-                            self.table
-                                .store(bk ^ self.salt, child_hand, n.div_ceil(2), 1, 0, 0);
-                            Child::unknown(m, n.div_ceil(2), 1, Hand::EMPTY)
+                            self.table.store(bk ^ self.salt, child_hand, n, 1, 0, 0);
+                            Child::unknown(m, n, 1, Hand::EMPTY)
                         }
                     }
                 }
@@ -661,8 +661,15 @@ impl Searcher {
 }
 
 /// Initial dn of a new OR node with `checks` checking moves: more checks, harder to
-/// disprove.
+/// disprove. Expanding the node makes its dn about the number of checks (each child
+/// starts at dn 1), so the estimate follows that count up to [`LEAF_DN_CAP`].
 #[inline(always)]
 fn leaf_dn(checks: usize) -> PnDn {
-    (checks as PnDn).min(4)
+    (checks as PnDn).min(LEAF_DN_CAP)
 }
+
+/// Cap of [`leaf_dn`]. Measured on the bench set together with the OR children's `pn` =
+/// the full evasion-class count (it was half the count, with a cap of 4): caps 4 / 8 / 16
+/// / 32 leave 114 / 111 / 107 / 108 unknowns at 10k nodes and 36 / 34 / 33 / 33 at 100k;
+/// 16 proves the most mates at 10k (261), and 32 makes seed 003a three times dearer.
+const LEAF_DN_CAP: PnDn = 16;
