@@ -21,6 +21,8 @@
 //!   are left to the exact test of the OR expansion: testing every check here cost 20%
 //!   more time on the bench set for no fewer nodes, because the OR expansion already
 //!   finds every mate in 1.
+//! - Both kinds of new child take the larger of these numbers and the floors the table
+//!   gives from unknown entries of the same board with a dominating hand (`table.rs`).
 //! - Interposing drops are expanded one per square (delayed expansion): the next kind is
 //!   revealed when the previous one is proven; hidden drops add 1 each to the AND pn.
 //!
@@ -379,7 +381,10 @@ impl Searcher {
                     Probe::Proven { hand, len } => Child::proven(m, hand, len),
                     Probe::Disproven { hand } => Child::disproven(m, hand, 0),
                     Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
-                    Probe::Miss => {
+                    Probe::Miss {
+                        pn: pn_floor,
+                        dn: dn_floor,
+                    } => {
                         // Contact checks are counted without playing them (same count).
                         let fast = if near.has(m.to()) {
                             let discover = *discover.get_or_insert_with(|| {
@@ -407,8 +412,9 @@ impl Searcher {
                         if n == 0 {
                             Child::proven(m, proof, 0)
                         } else {
-                            self.table.store(bk ^ self.salt, child_hand, n, 1, 0, 0);
-                            Child::unknown(m, n, 1, Hand::EMPTY)
+                            let (pn, dn) = (n.max(pn_floor), dn_floor.max(1));
+                            self.table.store(bk ^ self.salt, child_hand, pn, dn, 0, 0);
+                            Child::unknown(m, pn, dn, Hand::EMPTY)
                         }
                     }
                 }
@@ -484,9 +490,9 @@ impl Searcher {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0),
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-            Probe::Miss => {
+            Probe::Miss { pn, dn } => {
                 pos.do_move(e);
-                let c = self.leaf_or(pos, e, depth + 1, checks);
+                let c = self.leaf_or(pos, e, depth + 1, checks, (pn, dn));
                 pos.undo_move();
                 c
             }
@@ -515,7 +521,14 @@ impl Searcher {
     /// A new OR node reached by `e` at `depth`: no check = disproof, mate in 1 = proof
     /// (both stored, both path-independent), else unit numbers.
     #[inline(never)]
-    fn leaf_or(&mut self, pos: &mut Position, e: Move, depth: u32, checks: &mut MoveList) -> Child {
+    fn leaf_or(
+        &mut self,
+        pos: &mut Position,
+        e: Move,
+        depth: u32,
+        checks: &mut MoveList,
+        (pn_floor, dn_floor): (PnDn, PnDn),
+    ) -> Child {
         checks.clear();
         generate_checks_fast(pos, checks);
         let hand = pos.hand(self.attacker);
@@ -563,9 +576,9 @@ impl Searcher {
             }
         }
         // Remember the test's outcome so that revisits do not repeat it.
-        let dn = leaf_dn(checks.len());
-        self.table.store(key, hand, 1, dn, 0, 0);
-        Child::unknown(e, 1, dn, Hand::EMPTY)
+        let (pn, dn) = (pn_floor.max(1), dn_floor.max(leaf_dn(checks.len())));
+        self.table.store(key, hand, pn, dn, 0, 0);
+        Child::unknown(e, pn, dn, Hand::EMPTY)
     }
 
     /// The node's result from its children.

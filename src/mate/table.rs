@@ -6,7 +6,12 @@
 //! cluster and dominance (seeds 000, 003) is a scan of one cluster:
 //! - a proven entry whose proof hand is contained in our attacker hand proves our node;
 //! - a disproven entry whose disproof hand contains our attacker hand disproves it;
-//! - an unknown entry is used only for the exact same hand.
+//! - an unknown entry answers for the exact same hand; for other hands it only gives a
+//!   floor for the first estimate: one whose hand is contained in ours floors our `dn`
+//!   (more pieces in hand can only make a disproof harder), one whose hand contains ours
+//!   floors our `pn`. Measured on the bench set (2,000 positions, one thread): one mate
+//!   more at 10,000 and at 100,000 nodes, the same time, and 18–48 % fewer nodes on the
+//!   four long seed-003 positions (the 15-ply mate: 5,504 -> 2,877).
 //!
 //! The attacker is the side giving check at OR and AND nodes alike, so both kinds of node
 //! use the same rule.
@@ -52,8 +57,15 @@ pub enum Probe {
         /// Stored disproof number.
         dn: PnDn,
     },
-    /// Nothing usable.
-    Miss,
+    /// No entry for our hand. `pn` / `dn` are floors for the first estimate (0 = none),
+    /// taken from unknown entries of the same board with a dominating hand (see
+    /// [`Table::probe`]).
+    Miss {
+        /// The largest `pn` of an unknown entry whose hand contains ours.
+        pn: PnDn,
+        /// The largest `dn` of an unknown entry whose hand is contained in ours.
+        dn: PnDn,
+    },
 }
 
 /// One cluster: the tags first (one cache line), then the entries.
@@ -139,7 +151,8 @@ impl Table {
     pub fn probe(&self, key: u64, hand: Hand) -> Probe {
         let c = &self.clusters[self.cluster(key)];
         let tag = key ^ mix(self.gen);
-        let mut out = Probe::Miss;
+        let mut exact = None;
+        let (mut pn_floor, mut dn_floor) = (0, 0);
         for i in 0..CLUSTER {
             if c.tags[i] != tag {
                 continue;
@@ -159,20 +172,40 @@ impl Table {
                 if e.dn == 0 {
                     return Probe::Disproven { hand: eh };
                 }
-                out = Probe::Unknown { pn: e.pn, dn: e.dn };
+                exact = Some((e.pn, e.dn));
             } else if self.dominance {
-                if e.pn == 0 && hand.is_equal_or_superior(eh) {
-                    return Probe::Proven {
-                        hand: eh,
-                        len: e.len,
-                    };
-                }
-                if e.dn == 0 && eh.is_equal_or_superior(hand) {
-                    return Probe::Disproven { hand: eh };
+                let superior = hand.is_equal_or_superior(eh);
+                let inferior = eh.is_equal_or_superior(hand);
+                if e.pn == 0 {
+                    if superior {
+                        return Probe::Proven {
+                            hand: eh,
+                            len: e.len,
+                        };
+                    }
+                } else if e.dn == 0 {
+                    if inferior {
+                        return Probe::Disproven { hand: eh };
+                    }
+                } else if superior {
+                    // More pieces in hand: at least as hard to disprove.
+                    dn_floor = dn_floor.max(e.dn);
+                } else if inferior {
+                    // Fewer pieces in hand: at least as hard to prove.
+                    pn_floor = pn_floor.max(e.pn);
                 }
             }
         }
-        out
+        match exact {
+            Some((pn, dn)) => Probe::Unknown {
+                pn: pn.max(pn_floor),
+                dn: dn.max(dn_floor),
+            },
+            None => Probe::Miss {
+                pn: pn_floor,
+                dn: dn_floor,
+            },
+        }
     }
 
     /// Stores a result. `hand` is the attacker's own hand for unknown results, the proof
@@ -266,19 +299,25 @@ mod tests {
             t.probe(42, hand(1, 1)),
             Probe::Proven { len: 3, .. }
         ));
-        assert_eq!(t.probe(42, hand(0, 1)), Probe::Miss);
+        assert_eq!(t.probe(42, hand(0, 1)), Probe::Miss { pn: 0, dn: 0 });
         t.store(43, hand(2, 1), u32::MAX, 0, 0, 10);
         assert!(matches!(t.probe(43, hand(1, 1)), Probe::Disproven { .. }));
-        assert_eq!(t.probe(43, hand(3, 0)), Probe::Miss);
+        assert_eq!(t.probe(43, hand(3, 0)), Probe::Miss { pn: 0, dn: 0 });
         t.store(44, hand(2, 1), 5, 6, 0, 1);
         assert_eq!(t.probe(44, hand(2, 1)), Probe::Unknown { pn: 5, dn: 6 });
-        assert_eq!(t.probe(44, hand(3, 1)), Probe::Miss);
+        // Unknown entries of other hands give floors: dn from a contained hand, pn from a
+        // containing one, nothing from an incomparable one.
+        assert_eq!(t.probe(44, hand(3, 1)), Probe::Miss { pn: 0, dn: 6 });
+        assert_eq!(t.probe(44, hand(1, 1)), Probe::Miss { pn: 5, dn: 0 });
+        assert_eq!(t.probe(44, hand(3, 0)), Probe::Miss { pn: 0, dn: 0 });
+        t.store(44, hand(3, 1), 2, 2, 0, 1);
+        assert_eq!(t.probe(44, hand(3, 1)), Probe::Unknown { pn: 2, dn: 6 });
         t.set_dominance(false);
-        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss);
+        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss { pn: 0, dn: 0 });
         t.set_dominance(true);
         t.new_generation();
-        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss);
-        assert_eq!(t.probe(44, hand(2, 1)), Probe::Miss);
+        assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss { pn: 0, dn: 0 });
+        assert_eq!(t.probe(44, hand(2, 1)), Probe::Miss { pn: 0, dn: 0 });
     }
 
     #[test]
@@ -287,7 +326,7 @@ mod tests {
         for _ in 0..70_000 {
             t.store(9, hand(1, 0), 0, u32::MAX, 1, 1);
             t.new_generation();
-            assert_eq!(t.probe(9, hand(1, 0)), Probe::Miss);
+            assert_eq!(t.probe(9, hand(1, 0)), Probe::Miss { pn: 0, dn: 0 });
         }
         t.store(9, hand(1, 0), 0, u32::MAX, 1, 1);
         assert!(matches!(t.probe(9, hand(2, 0)), Probe::Proven { .. }));
