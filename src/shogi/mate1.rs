@@ -10,7 +10,7 @@
 use super::attacks;
 use super::bitboard::Bitboard;
 use super::checks::generate_checks_fast;
-use super::movegen::{generate_evasions, is_pawn_drop_mate};
+use super::movegen::{drop_squares, generate_evasions, is_pawn_drop_mate};
 use super::moves::{Move, MoveList};
 use super::position::Position;
 use super::types::{Color, PieceType, Square};
@@ -201,22 +201,16 @@ pub fn evasion_classes(pos: &Position, first: bool) -> u32 {
     ]
     .into_iter()
     .any(|pt| hand.has(pt));
-    let lance_ok = if hand.has(PieceType::Lance) {
-        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 1))
-    } else {
-        Bitboard::EMPTY
+    let droppable = |pt| {
+        if hand.has(pt) {
+            drop_squares(pos, us, pt)
+        } else {
+            Bitboard::EMPTY
+        }
     };
-    let knight_ok = if hand.has(PieceType::Knight) {
-        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 2))
-    } else {
-        Bitboard::EMPTY
-    };
-    let pawn_ok = if hand.has(PieceType::Pawn) {
-        Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 1))
-            & Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn))
-    } else {
-        Bitboard::EMPTY
-    };
+    let lance_ok = droppable(PieceType::Lance);
+    let knight_ok = droppable(PieceType::Knight);
+    let pawn_ok = droppable(PieceType::Pawn);
     let front = attacks::pawn(them, pos.king_square(them));
     for sq in between {
         let blocked = any_drop

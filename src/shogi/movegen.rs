@@ -155,6 +155,18 @@ fn pawn_drop_squares(pos: &Position, us: Color) -> Bitboard {
         .and_not(Bitboard::forward_ranks(us, 1))
 }
 
+/// Squares where `us` may drop a `pt` by the rank and two-pawn rules (occupancy and
+/// pawn-drop mate ignored).
+#[inline(always)]
+pub(crate) fn drop_squares(pos: &Position, us: Color, pt: PieceType) -> Bitboard {
+    match pt {
+        PieceType::Pawn => pawn_drop_squares(pos, us),
+        PieceType::Lance => Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 1)),
+        PieceType::Knight => Bitboard::ALL.and_not(Bitboard::forward_ranks(us, 2)),
+        _ => Bitboard::ALL,
+    }
+}
+
 /// Drops of the side to move onto `target` (a subset of the empty squares).
 #[inline(always)]
 fn push_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
@@ -398,16 +410,10 @@ impl Position {
             if !self.hand(us).has(pt) || self.piece_on(to).is_some() {
                 return false;
             }
-            let allowed = match pt {
-                PieceType::Pawn => {
-                    pawn_drop_squares(self, us).has(to)
-                        && !(attacks::pawn(us, to).has(self.king_square(us.flip()))
-                            && is_pawn_drop_mate(self, to))
-                }
-                PieceType::Lance => !Bitboard::forward_ranks(us, 1).has(to),
-                PieceType::Knight => !Bitboard::forward_ranks(us, 2).has(to),
-                _ => true,
-            };
+            let allowed = drop_squares(self, us, pt).has(to)
+                && !(pt == PieceType::Pawn
+                    && attacks::pawn(us, to).has(self.king_square(us.flip()))
+                    && is_pawn_drop_mate(self, to));
             if !allowed {
                 return false;
             }
@@ -479,16 +485,7 @@ pub fn interposing_drop_kinds(pos: &Position) -> u8 {
     }
     let mut out = 0;
     for (i, pt) in PieceType::HAND.into_iter().enumerate() {
-        let ok = match pt {
-            PieceType::Pawn => {
-                between.and_not(Bitboard::forward_ranks(us, 1))
-                    & Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn))
-            }
-            PieceType::Lance => between.and_not(Bitboard::forward_ranks(us, 1)),
-            PieceType::Knight => between.and_not(Bitboard::forward_ranks(us, 2)),
-            _ => between,
-        };
-        if ok.is_nonempty() {
+        if (between & drop_squares(pos, us, pt)).is_nonempty() {
             out |= 1 << i;
         }
     }
