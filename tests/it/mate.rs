@@ -122,14 +122,19 @@ fn labels_sample_agrees_with_cshogi_at_100k() {
     assert!(check_labels(10, &[]).both_mate > 100);
 }
 
-/// Known miss: label 19323 (a mate cshogi proves in 29 plies) needs 175,347 nodes here
-/// (121,015 before the hand floors of the first estimates). Any other miss fails. (Labels
-/// 3131 and 3597, the misses before the initial numbers changed to the full evasion count
-/// and a dn cap of 16, are now found with 30,008 and 30,007.)
+/// Known misses, each a mate cshogi proves that needs more than 100,000 nodes here:
+/// - label 19323 (cshogi: 29 plies, 21,588 nodes): 146,270 nodes (175,347 before the
+///   delayed non-promotions, 121,015 before the hand floors of the first estimates);
+/// - label 9963 (cshogi: 29 plies): 101,319 nodes since the delayed non-promotions (59,606
+///   before). Over all 20,000 labels that change found 4 mates cshogi does not (12
+///   against 8), lost this one, and took 2.2 % off the nodes (50.0 M against 51.1 M).
+///
+/// Any other miss fails. (Labels 3131 and 3597, the misses before the initial numbers
+/// changed to the full evasion count and a dn cap of 16, are found with about 30,000.)
 #[test]
 #[ignore = "slow: all 20,000 labelled positions at 100,000 nodes; run with just test-slow"]
 fn labels_all_agree_with_cshogi_at_100k() {
-    assert!(check_labels(1, &[19323]).both_mate > 2000);
+    assert!(check_labels(1, &[9963, 19323]).both_mate > 2000);
 }
 
 #[test]
