@@ -50,7 +50,7 @@ use crate::shogi::attacks;
 use crate::shogi::checks::{drop_check_kinds, generate_checks_fast};
 use crate::shogi::mate1::{contact_evasions, contact_mate, evasion_classes, has_evasion};
 use crate::shogi::movegen::{generate_evasions, interposing_drop_kinds};
-use crate::shogi::{Bitboard, Color, Hand, Move, MoveList, PieceType, Position};
+use crate::shogi::{Bitboard, Color, Hand, Move, MoveList, PieceType, Position, Square};
 use std::time::Instant;
 
 /// Hard cap on the search depth (plies from the root); beyond it a node is a
@@ -208,25 +208,65 @@ fn summarize(kids: &[Child], or_node: bool) -> Summary {
     }
 }
 
-/// The promotion of the same piece on the same squares, when `m` is a non-promotion that
-/// waits for it: a pawn, bishop or rook move that may promote, or a lance move to the
-/// second-last rank (where it may promote and still move).
-fn promoting_twin(pos: &Position, m: Move) -> Option<Move> {
-    if m.is_drop() || m.is_promotion() {
-        return None;
+/// The sibling a child waits for (delayed expansion, see [`HIDDEN`]).
+#[derive(Clone, Copy)]
+enum Awaited {
+    /// At an AND node, an interposing drop waits for any other drop onto this square.
+    DropOn(Square),
+    /// A non-promotion waits for this move, its promotion.
+    Move(Move),
+}
+
+impl Awaited {
+    /// What child `m` of the current node waits for, if anything: a drop at an AND node; a
+    /// non-promotion of a pawn, bishop or rook that may promote, or of a lance moving to the
+    /// second-last rank (where it may promote and still move), at either kind of node.
+    fn of(pos: &Position, or_node: bool, m: Move) -> Option<Awaited> {
+        if m.is_drop() {
+            return (!or_node).then(|| Awaited::DropOn(m.to()));
+        }
+        if m.is_promotion() {
+            return None;
+        }
+        let us = pos.side_to_move();
+        let (from, to) = (m.from(), m.to());
+        let zone = Bitboard::forward_ranks(us, 3);
+        if !zone.has(from) && !zone.has(to) {
+            return None;
+        }
+        let waits = match pos.piece_on(from)?.piece_type() {
+            PieceType::Pawn | PieceType::Bishop | PieceType::Rook => true,
+            PieceType::Lance => Bitboard::forward_ranks(us, 2).has(to),
+            _ => false,
+        };
+        waits.then(|| Awaited::Move(Move::new(from, to, true)))
     }
-    let us = pos.side_to_move();
-    let (from, to) = (m.from(), m.to());
-    let zone = Bitboard::forward_ranks(us, 3);
-    if !zone.has(from) && !zone.has(to) {
-        return None;
+
+    /// Whether sibling move `k` is the one awaited.
+    fn is(self, k: Move) -> bool {
+        match self {
+            Awaited::DropOn(sq) => k.is_drop() && k.to() == sq,
+            Awaited::Move(m) => k == m,
+        }
     }
-    let waits = match pos.piece_on(from)?.piece_type() {
-        PieceType::Pawn | PieceType::Bishop | PieceType::Rook => true,
-        PieceType::Lance => Bitboard::forward_ranks(us, 2).has(to),
-        _ => false,
-    };
-    waits.then(|| Move::new(from, to, true))
+}
+
+/// Whether `c` is settled for its parent: disproven at an OR node, proven at an AND node
+/// (the other outcome settles the parent itself).
+#[inline(always)]
+fn settled(c: &Child, or_node: bool) -> bool {
+    if or_node {
+        c.dn == 0
+    } else {
+        c.pn == 0
+    }
+}
+
+/// Whether child `m` must wait: the sibling it waits for is among `kids` and not settled.
+#[inline(always)]
+fn must_wait(pos: &Position, or_node: bool, m: Move, kids: &[Child]) -> bool {
+    Awaited::of(pos, or_node, m)
+        .is_some_and(|a| kids.iter().any(|k| a.is(k.mv) && !settled(k, or_node)))
 }
 
 /// The captured base kind of board move `m` here, if any.
@@ -383,8 +423,7 @@ impl Searcher {
                 len: r.len,
                 flags: r.flags,
             };
-            let settled = if or_node { r.dn == 0 } else { r.pn == 0 };
-            if settled && (best.mv.is_drop() || best.mv.is_promotion()) {
+            if settled(&kids[s.best], or_node) {
                 self.reveal(pos, or_node, depth, &mut kids, s.best);
             }
         }
@@ -418,10 +457,10 @@ impl Searcher {
         let mut keys = std::mem::take(&mut self.keys);
         self.child_keys(pos, &checks, &mut keys);
         for (&m, &k) in checks.iter().zip(&keys) {
-            let c = match promoting_twin(pos, m) {
-                // A non-promotion waits while its promotion is not disproven.
-                Some(twin) if kids.iter().any(|k| k.mv == twin && k.dn != 0) => Child::hidden(m),
-                _ => self.or_child(pos, m, k, &mut discover),
+            let c = if must_wait(pos, true, m, kids) {
+                Child::hidden(m)
+            } else {
+                self.or_child(pos, m, k, &mut discover)
             };
             kids.push(c);
             if c.pn == 0 {
@@ -511,14 +550,7 @@ impl Searcher {
         let mut keys = std::mem::take(&mut self.keys);
         self.child_keys(pos, &evasions, &mut keys);
         for (&e, &k) in evasions.iter().zip(&keys) {
-            let waits = if e.is_drop() {
-                kids.iter()
-                    .any(|k| k.mv.is_drop() && k.mv.to() == e.to() && k.pn != 0)
-            } else {
-                promoting_twin(pos, e)
-                    .is_some_and(|twin| kids.iter().any(|k| k.mv == twin && k.pn != 0))
-            };
-            if waits {
+            if must_wait(pos, false, e, kids) {
                 kids.push(Child::hidden(e));
                 continue;
             }
@@ -573,20 +605,13 @@ impl Searcher {
         let mut checks = MoveList::new();
         let mut discover = None;
         loop {
-            let done = kids[i];
-            if (if or_node { done.dn } else { done.pn }) != 0 {
+            if !settled(&kids[i], or_node) {
                 return;
             }
-            let m = done.mv;
-            let waiting = |k: &Child| {
-                k.flags & HIDDEN != 0
-                    && if m.is_drop() {
-                        k.mv.is_drop() && k.mv.to() == m.to()
-                    } else {
-                        m.is_promotion() && k.mv == Move::new(m.from(), m.to(), false)
-                    }
-            };
-            let Some(j) = kids.iter().position(waiting) else {
+            let m = kids[i].mv;
+            let Some(j) = kids.iter().position(|k| {
+                k.flags & HIDDEN != 0 && Awaited::of(pos, or_node, k.mv).is_some_and(|a| a.is(m))
+            }) else {
                 return;
             };
             let e = kids[j].mv;
