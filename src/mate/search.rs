@@ -303,6 +303,11 @@ pub struct Searcher {
     stacks: Vec<Vec<Child>>,
     /// Scratch: the children's keys of the expansion in progress.
     keys: Vec<(u64, u64, Hand)>,
+    /// Scratch move lists, reused so that no node zeroes a fresh 2.4 KB list; an
+    /// expansion takes what it needs and gives it back before it returns. Boxed so that
+    /// taking and giving back moves a pointer, not the 2.4 KB list.
+    #[allow(clippy::vec_box)]
+    spare_lists: Vec<Box<MoveList>>,
 }
 
 impl Searcher {
@@ -321,7 +326,26 @@ impl Searcher {
             two_ply: true,
             stacks: Vec::new(),
             keys: Vec::new(),
+            spare_lists: Vec::new(),
         }
+    }
+
+    /// An empty scratch move list (a spare one if there is one).
+    #[inline(always)]
+    fn take_list(&mut self) -> Box<MoveList> {
+        match self.spare_lists.pop() {
+            Some(mut l) => {
+                l.clear();
+                l
+            }
+            None => Box::new(MoveList::new()),
+        }
+    }
+
+    /// Returns a list from [`Searcher::take_list`] for reuse.
+    #[inline(always)]
+    fn give_list(&mut self, list: Box<MoveList>) {
+        self.spare_lists.push(list);
     }
 
     /// Salted table key of the current position.
@@ -451,7 +475,7 @@ impl Searcher {
     /// Children of an OR node: every legal check, with the exact 1-ply mate test built in.
     #[inline(never)]
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
-        let mut checks = MoveList::new();
+        let mut checks = self.take_list();
         generate_checks_fast(pos, &mut checks);
         let mut discover = None;
         let mut keys = std::mem::take(&mut self.keys);
@@ -468,6 +492,7 @@ impl Searcher {
             }
         }
         self.keys = keys;
+        self.give_list(checks);
     }
 
     /// Evaluates check `m` of the current OR node: repetition, table, or the exact count of
@@ -544,9 +569,9 @@ impl Searcher {
     /// for each child) built in.
     #[inline(never)]
     fn expand_and(&mut self, pos: &mut Position, depth: u32, kids: &mut Vec<Child>) {
-        let mut evasions = MoveList::new();
+        let mut evasions = self.take_list();
         generate_evasions(pos, &mut evasions);
-        let mut checks = MoveList::new();
+        let mut checks = self.take_list();
         let mut keys = std::mem::take(&mut self.keys);
         self.child_keys(pos, &evasions, &mut keys);
         for (&e, &k) in evasions.iter().zip(&keys) {
@@ -561,6 +586,8 @@ impl Searcher {
             }
         }
         self.keys = keys;
+        self.give_list(evasions);
+        self.give_list(checks);
     }
 
     /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
@@ -602,7 +629,6 @@ impl Searcher {
         kids: &mut [Child],
         mut i: usize,
     ) {
-        let mut checks = MoveList::new();
         let mut discover = None;
         loop {
             if !settled(&kids[i], or_node) {
@@ -618,7 +644,10 @@ impl Searcher {
             kids[j] = if or_node {
                 self.or_child(pos, e, pos.keys_after(e), &mut discover)
             } else {
-                self.and_child(pos, e, pos.keys_after(e), depth, &mut checks)
+                let mut checks = self.take_list();
+                let c = self.and_child(pos, e, pos.keys_after(e), depth, &mut checks);
+                self.give_list(checks);
+                c
             };
             i = j;
         }
