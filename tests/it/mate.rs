@@ -278,6 +278,51 @@ fn seed_003_positions() {
     }
 }
 
+/// Positions where only a non-promotion mates (tests/data/mate/nonpromotion.jsonl): the
+/// promotion is refuted because a later pawn drop would then be pawn-drop mate. The solver
+/// holds such a non-promotion back until its promotion is disproven, so a lost reveal would
+/// leave these unsolved. Every check's verdict is compared with cshogi's, and the short
+/// one's 7-ply PV is the shortest (brute force finds no mate in 5).
+#[test]
+fn only_a_non_promotion_mates() {
+    let mut solver = Solver::new(16);
+    let rows = jsonl("mate/nonpromotion.jsonl");
+    assert!(!rows.is_empty());
+    for r in rows {
+        let sfen = r["sfen"].as_str().unwrap();
+        let only = r["only"].as_str().unwrap();
+        let v = solve_checked(&mut solver, sfen, 100_000);
+        assert_eq!(v.result, MateResult::Mate, "{sfen}");
+        assert_eq!(v.pv[0].to_usi(), only, "{sfen}");
+        let mut p = pos(sfen);
+        let mut checks = MoveList::new();
+        generate_legal(&p, &mut checks);
+        checks.retain(|m| p.gives_check(m));
+        let ours: BTreeSet<String> = checks.iter().map(|m| m.to_usi()).collect();
+        let oracle = r["children"].as_object().unwrap();
+        assert_eq!(ours, oracle.keys().cloned().collect(), "{sfen}: checks");
+        for &m in checks.iter() {
+            p.do_move(m);
+            let child = solve_checked(&mut solver, &p.to_sfen(), 1_000_000);
+            p.undo_move();
+            let expected = match oracle[&m.to_usi()].as_str().unwrap() {
+                "mated" => MateResult::Mated,
+                "not_mated" => MateResult::NoMate,
+                other => panic!("{sfen}: oracle verdict {other}"),
+            };
+            let got = if child.result == MateResult::Checkmated {
+                MateResult::Mated
+            } else {
+                child.result
+            };
+            assert_eq!(got, expected, "{sfen} after {m}");
+        }
+        if v.plies == 7 {
+            assert_eq!(brute_mate(&mut p, 5), None, "{sfen}");
+        }
+    }
+}
+
 /// Tsume problems and engine test positions: never a PV shorter than the published mate,
 /// never a verdict that contradicts a cshogi proof (mate vs no_mate) at 1M nodes.
 #[test]

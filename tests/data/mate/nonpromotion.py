@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Writes nonpromotion.jsonl: positions where a non-promotion of a pawn, bishop or rook is
+the only way to mate (attacker to move) or the only escape (defender in check), with
+cshogi's verdict for every child of the root. Run from the repo root:
+python3 tests/data/mate/nonpromotion.py (needs cshogi from PyPI).
+
+The positions were found by logging, in our own solver's search trees of random
+king-corner positions, the non-promotions that settled the node after their promotion had
+been refuted; the roots kept here are those where cshogi confirms that every other child
+goes the other way. A child's verdict is cshogi's DfPn at up to 2,000,000 nodes: `mated` /
+`not_mated` from an OR root (after each check), `mate` / `no_mate` from an AND root (after
+each evasion); a search that runs out of nodes is `unknown`, and a root is only written if
+none is."""
+import json, os, cshogi
+
+ROOTS = [
+    # The rook goes to 2c unpromoted: a dragon there would cover 1b, making the pawn drop
+    # that drives the king out (P*1b) a pawn-drop mate, so the promotion does not mate.
+    ("7k1/5s3/8R/7P1/6+RS1/9/1K7/9/9 b P 1", "1c2c"),
+    # The same idea deep in a 29-ply mate (cshogi's PV).
+    ("9/8k/4BN3/5S3/9/6R2/9/9/4K4 b P 1", "3f3b"),
+]
+BUDGET = 2_000_000
+
+
+def verdict(dfpn, board, or_child):
+    if board.is_game_over():
+        return "mated" if or_child else "no_mate"
+    if or_child:
+        found = dfpn.search_andnode(board)
+        yes, no = "mated", "not_mated"
+    else:
+        found = dfpn.search(board)
+        yes, no = "mate", "no_mate"
+    if found:
+        return yes
+    return no if dfpn.searched_node < BUDGET else "unknown"
+
+
+def main():
+    dfpn = cshogi.DfPn()
+    dfpn.set_max_search_node(BUDGET)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nonpromotion.jsonl")
+    with open(out, "w") as o:
+        for sfen, only in ROOTS:
+            b = cshogi.Board(sfen)
+            or_root = not b.is_check()
+            children = {}
+            for m in b.legal_moves:
+                u = cshogi.move_to_usi(m)
+                b.push(m)
+                if not or_root or b.is_check():
+                    children[u] = verdict(dfpn, b, or_root)
+                b.pop()
+            settles = "mated" if or_root else "no_mate"
+            assert "unknown" not in children.values(), (sfen, children)
+            assert [u for u, v in children.items() if v == settles] == [only], (sfen, children)
+            assert children[only + "+"] != settles, (sfen, children)
+            o.write(json.dumps({"sfen": sfen, "only": only, "children": children},
+                               separators=(",", ":")) + "\n")
+
+
+main()
