@@ -278,42 +278,51 @@ fn seed_003_positions() {
     }
 }
 
-/// Positions where only a non-promotion mates (tests/data/mate/nonpromotion.jsonl): the
-/// promotion is refuted because a later pawn drop would then be pawn-drop mate. The solver
-/// holds such a non-promotion back until its promotion is disproven, so a lost reveal would
-/// leave these unsolved. Every check's verdict is compared with cshogi's, and the short
-/// one's 7-ply PV is the shortest (brute force finds no mate in 5).
+/// Positions where a non-promotion is the only way (tests/data/mate/nonpromotion.jsonl):
+/// the only mating check of an OR root, or the only escape of an AND root, because with the
+/// promotion a later pawn drop would be (or would no longer be) pawn-drop mate. The solver
+/// holds a non-promotion back until its promotion is settled, so a lost reveal would leave
+/// these unsolved. Every child's verdict is compared with cshogi's, and the 7-ply PV is the
+/// shortest (brute force finds no mate in 5).
 #[test]
-fn only_a_non_promotion_mates() {
+fn non_promotion_is_the_only_way() {
     let mut solver = Solver::new(16);
     let rows = jsonl("mate/nonpromotion.jsonl");
-    assert!(!rows.is_empty());
+    let mut kinds = BTreeSet::new();
     for r in rows {
         let sfen = r["sfen"].as_str().unwrap();
         let only = r["only"].as_str().unwrap();
-        let v = solve_checked(&mut solver, sfen, 100_000);
-        assert_eq!(v.result, MateResult::Mate, "{sfen}");
-        assert_eq!(v.pv[0].to_usi(), only, "{sfen}");
         let mut p = pos(sfen);
-        let mut checks = MoveList::new();
-        generate_legal(&p, &mut checks);
-        checks.retain(|m| p.gives_check(m));
-        let ours: BTreeSet<String> = checks.iter().map(|m| m.to_usi()).collect();
+        let or_root = !p.in_check();
+        kinds.insert(or_root);
+        let v = solve_checked(&mut solver, sfen, 100_000);
+        if or_root {
+            assert_eq!(v.result, MateResult::Mate, "{sfen}");
+            assert_eq!(v.pv[0].to_usi(), only, "{sfen}");
+        } else {
+            assert_eq!(v.result, MateResult::NoMate, "{sfen}");
+        }
+        let mut children = MoveList::new();
+        generate_legal(&p, &mut children);
+        if or_root {
+            children.retain(|m| p.gives_check(m));
+        }
+        let ours: BTreeSet<String> = children.iter().map(|m| m.to_usi()).collect();
         let oracle = r["children"].as_object().unwrap();
-        assert_eq!(ours, oracle.keys().cloned().collect(), "{sfen}: checks");
-        for &m in checks.iter() {
+        assert_eq!(ours, oracle.keys().cloned().collect(), "{sfen}: children");
+        for &m in children.iter() {
             p.do_move(m);
             let child = solve_checked(&mut solver, &p.to_sfen(), 1_000_000);
             p.undo_move();
             let expected = match oracle[&m.to_usi()].as_str().unwrap() {
                 "mated" => MateResult::Mated,
-                "not_mated" => MateResult::NoMate,
+                "mate" => MateResult::Mate,
+                "not_mated" | "no_mate" => MateResult::NoMate,
                 other => panic!("{sfen}: oracle verdict {other}"),
             };
-            let got = if child.result == MateResult::Checkmated {
-                MateResult::Mated
-            } else {
-                child.result
+            let got = match child.result {
+                MateResult::Checkmated => MateResult::Mated,
+                other => other,
             };
             assert_eq!(got, expected, "{sfen} after {m}");
         }
@@ -321,6 +330,7 @@ fn only_a_non_promotion_mates() {
             assert_eq!(brute_mate(&mut p, 5), None, "{sfen}");
         }
     }
+    assert_eq!(kinds.len(), 2, "both an OR and an AND root");
 }
 
 /// Tsume problems and engine test positions: never a PV shorter than the published mate,

@@ -19,6 +19,9 @@ ROOTS = [
     ("7k1/5s3/8R/7P1/6+RS1/9/1K7/9/9 b P 1", "1c2c"),
     # The same idea deep in a 29-ply mate (cshogi's PV).
     ("9/8k/4BN3/5S3/9/6R2/9/9/4K4 b P 1", "3f3b"),
+    # The defender's side: White, in check, escapes only by interposing the bishop at 8i
+    # unpromoted; a horse there would make Black's later P*9i legal (not pawn-drop mate).
+    ("6K2/9/1+B7/G8/9/2r6/9/2b6/k1+R6 w SPl 12", "7h8i"),
 ]
 BUDGET = 2_000_000
 
