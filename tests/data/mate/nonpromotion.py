@@ -5,8 +5,8 @@ cshogi's verdict for every child of the root. Run from the repo root:
 python3 tests/data/mate/nonpromotion.py (needs cshogi from PyPI).
 
 The positions were found by logging, in our own solver's search trees of random
-king-corner positions, the non-promotions that settled the node after their promotion had
-been refuted; the roots kept here are those where cshogi confirms that every other child
+positions with a king near a corner or an edge, the non-promotions that settled their node
+after the promotion had settled the other way; the roots kept here are those where cshogi confirms that every other child
 goes the other way. A child's verdict is cshogi's DfPn at up to 2,000,000 nodes: `mated` /
 `not_mated` from an OR root (after each check), `mate` / `no_mate` from an AND root (after
 each evasion); a search that runs out of nodes is `unknown`, and a root is only written if
@@ -14,13 +14,14 @@ none is."""
 import json, os, cshogi
 
 ROOTS = [
-    # The rook goes to 2c unpromoted: a dragon there would cover 1b, making the pawn drop
-    # that drives the king out (P*1b) a pawn-drop mate, so the promotion does not mate.
+    # The rook goes to 2c unpromoted: a dragon there would guard 1b, so the pawn drop that
+    # lures the king onto 1b (P*1b, K takes) would be pawn-drop mate and the promotion fails.
     ("7k1/5s3/8R/7P1/6+RS1/9/1K7/9/9 b P 1", "1c2c"),
     # The same idea deep in a 29-ply mate (cshogi's PV).
     ("9/8k/4BN3/5S3/9/6R2/9/9/4K4 b P 1", "3f3b"),
     # The defender's side: White, in check, escapes only by interposing the bishop at 8i
-    # unpromoted; a horse there would make Black's later P*9i legal (not pawn-drop mate).
+    # unpromoted; a horse there could take a pawn on 9i, so Black's later P*9i would not be
+    # pawn-drop mate but a legal check that wins.
     ("6K2/9/1+B7/G8/9/2r6/9/2b6/k1+R6 w SPl 12", "7h8i"),
 ]
 BUDGET = 2_000_000
