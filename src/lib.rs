@@ -17,6 +17,7 @@
 
 pub mod codec;
 pub mod filter;
+pub mod hugepages;
 pub mod io;
 pub mod mate;
 pub mod pipeline;

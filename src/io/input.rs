@@ -9,8 +9,9 @@
 //! # Safety contract
 //! The mapped files must not be modified or truncated while posfilter runs (see
 //! [`MappedReader`]). Besides this map, the crate's only `unsafe` are the calls of the BMI2
-//! builds of the record decoder after runtime detection (src/codec/packed/decode.rs) and the
-//! SSE prefetch of the mate table's clusters (src/mate/table.rs, no-op off x86-64).
+//! builds of the record decoder after runtime detection (src/codec/packed/decode.rs), the
+//! SSE prefetch of large tables (src/prefetch.rs, no-op off x86-64) and the huge-page advice
+//! for the mate table (src/hugepages.rs, Linux only).
 
 use crate::codec::{self, Format};
 use memmap2::{Advice, Mmap, MmapOptions};

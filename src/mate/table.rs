@@ -96,8 +96,12 @@ impl Table {
     pub fn new(mb: usize) -> Table {
         let bytes = mb.max(1) * 1024 * 1024;
         let n = (bytes / std::mem::size_of::<Cluster>()).max(1);
+        // Huge pages (asked for before the first touch): probes land anywhere in the table.
+        let mut clusters = Vec::with_capacity(n);
+        crate::hugepages::advise(clusters.spare_capacity_mut());
+        clusters.resize(n, Cluster::default());
         Table {
-            clusters: vec![Cluster::default(); n],
+            clusters,
             gen: 1,
             dominance: true,
         }
