@@ -31,6 +31,7 @@
 //! - The position is restored before returning (its history is untouched).
 
 pub mod cache;
+pub mod check_cache;
 pub mod entry;
 pub mod path;
 pub mod pndn;

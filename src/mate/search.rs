@@ -42,6 +42,7 @@
 //! - Budget exhaustion returns the current (non-final) numbers; it is never a disproof.
 //! - `nodes` counts visits of [`Searcher::search`] (the unit of the node budget).
 
+use super::check_cache::CheckCache;
 use super::path::{Path, DEPTH_LIMITED, PATH_DEPENDENT};
 use super::pndn::{self, PnDn, INF};
 use super::proof_hand as hands;
@@ -308,6 +309,9 @@ pub struct Searcher {
     /// taking and giving back moves a pointer, not the 2.4 KB list.
     #[allow(clippy::vec_box)]
     spare_lists: Vec<Box<MoveList>>,
+    /// Checks of recently seen OR positions: a new child's 2-ply test generates them, its
+    /// expansion and re-expansions reuse them (see `check_cache.rs`).
+    checks_seen: CheckCache,
 }
 
 impl Searcher {
@@ -327,6 +331,7 @@ impl Searcher {
             stacks: Vec::new(),
             keys: Vec::new(),
             spare_lists: Vec::new(),
+            checks_seen: CheckCache::new(),
         }
     }
 
@@ -476,7 +481,10 @@ impl Searcher {
     #[inline(never)]
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
         let mut checks = self.take_list();
-        generate_checks_fast(pos, &mut checks);
+        if !self.checks_seen.get(pos.key(), &mut checks) {
+            generate_checks_fast(pos, &mut checks);
+            self.checks_seen.put(pos.key(), &checks);
+        }
         let mut discover = None;
         let mut keys = std::mem::take(&mut self.keys);
         self.child_keys(pos, &checks, &mut keys);
@@ -666,6 +674,7 @@ impl Searcher {
     ) -> Child {
         checks.clear();
         generate_checks_fast(pos, checks);
+        self.checks_seen.put(pos.key(), checks);
         let hand = pos.hand(self.attacker);
         let key = self.tt_key(pos);
         if checks.is_empty() {
