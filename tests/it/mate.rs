@@ -339,6 +339,39 @@ fn non_promotion_is_the_only_way() {
     assert_eq!(kinds.len(), 2, "both an OR and an AND root");
 }
 
+/// Bench positions that neither solver settles at 100,000 nodes, against cshogi at 3 M
+/// (tests/data/mate/hard.py): every no-mate cshogi proves we disprove too within 1.5 M nodes,
+/// and the 39-ply mate cshogi's root search misses we prove, its first move being the check
+/// after which cshogi proves the defender mated (and so do we, from that AND root).
+#[test]
+fn hard_positions_past_the_bench_budget() {
+    let mut solver = Solver::new(64);
+    let (mut no_mates, mut mates) = (0, 0);
+    for r in jsonl("mate/hard.jsonl") {
+        let sfen = r["sfen"].as_str().unwrap();
+        let v = solve_checked(&mut solver, sfen, 1_500_000);
+        match (r["cshogi"].as_str().unwrap(), r.get("child")) {
+            ("no_mate", None) => {
+                assert_eq!(v.result, MateResult::NoMate, "{sfen}");
+                no_mates += 1;
+            }
+            (_, Some(child)) => {
+                assert_eq!(child["cshogi"].as_str(), Some("mated"), "{sfen}");
+                let first = child["move"].as_str().unwrap();
+                assert_eq!(v.result, MateResult::Mate, "{sfen}");
+                assert_eq!(v.pv[0].to_usi(), first, "{sfen}");
+                let mut p = pos(sfen);
+                p.do_move(v.pv[0]);
+                let after = solve_checked(&mut solver, &p.to_sfen(), 1_500_000);
+                assert_eq!(after.result, MateResult::Mated, "{sfen} after {first}");
+                mates += 1;
+            }
+            (other, None) => panic!("{sfen}: unexpected row {other}"),
+        }
+    }
+    assert!(no_mates >= 15 && mates == 1, "{no_mates} no-mates, {mates} mates");
+}
+
 /// Tsume problems and engine test positions: never a PV shorter than the published mate,
 /// never a verdict that contradicts a cshogi proof (mate vs no_mate) at 1M nodes.
 #[test]
