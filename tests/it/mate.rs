@@ -369,7 +369,10 @@ fn hard_positions_past_the_bench_budget() {
             (other, None) => panic!("{sfen}: unexpected row {other}"),
         }
     }
-    assert!(no_mates >= 15 && mates == 1, "{no_mates} no-mates, {mates} mates");
+    assert!(
+        no_mates >= 15 && mates == 1,
+        "{no_mates} no-mates, {mates} mates"
+    );
 }
 
 /// Tsume problems and engine test positions: never a PV shorter than the published mate,
