@@ -9,12 +9,20 @@
 //! [`FirstSeen::warm`] lets a caller touch the slots of many keys first, in a loop of
 //! independent loads that the CPU overlaps, before the ordered pass that decides.
 //!
+//! The index is split into [`SHARDS`] tables by the top bits of the key's high half, each
+//! growing on its own. A run with hundreds of millions of distinct positions thus never
+//! holds an old and a new copy of the whole index at once (a single table doubling from
+//! 2^29 to 2^30 slots would need 38 GiB at its peak), and the commit never stops for
+//! seconds to rehash and fault in gigabytes: each growth moves 1/256 of the keys.
+//!
 //! # Invariants
-//! - A slot is empty iff both key halves are zero; the all-zero fingerprint, which would
-//!   look empty, is kept aside in `zero`.
-//! - Every stored key sits at its home slot (`low half & mask`) or after it with no empty
-//!   slot in between (linear probing; there are no deletions).
-//! - `len` counts the stored keys, `zero` included; `len <= 0.7 * slots` outside `grow`.
+//! - A key lives in shard `high half >> (64 - SHARD_BITS)`; within it a slot is empty iff
+//!   both key halves are zero, and the all-zero fingerprint, which would look empty, is
+//!   kept aside in `zero`.
+//! - Every stored key sits at its home slot (`low half & mask`) of its shard or after it
+//!   with no empty slot in between (linear probing; there are no deletions).
+//! - `len` counts the stored keys, `zero` included; each shard is at most 70 % full
+//!   outside `grow`.
 
 use crate::shogi::Fingerprint;
 
@@ -24,13 +32,25 @@ const LO: usize = 0;
 const HI: usize = 1;
 const FIRST: usize = 2;
 
+/// Bits of the key's high half that pick the shard.
+const SHARD_BITS: u32 = 8;
+/// Number of independently growing tables.
+pub const SHARDS: usize = 1 << SHARD_BITS;
+
 /// Map from fingerprints to the index of the first record that had them (see the module).
 #[derive(Clone, Debug)]
 pub struct FirstSeen {
+    shards: Vec<Shard>,
+    len: usize,
+    zero: Option<u64>,
+}
+
+/// One open-addressing table of the index.
+#[derive(Clone, Debug)]
+struct Shard {
     slots: Vec<Slot>,
     mask: usize,
     len: usize,
-    zero: Option<u64>,
 }
 
 impl Default for FirstSeen {
@@ -61,34 +81,18 @@ fn slots_for(keys: usize) -> usize {
         .max(16)
 }
 
-impl FirstSeen {
-    /// An empty index with room for `keys` keys before it grows.
-    pub fn with_capacity(keys: usize) -> FirstSeen {
+impl Shard {
+    fn with_capacity(keys: usize) -> Shard {
         let n = slots_for(keys);
-        FirstSeen {
+        Shard {
             slots: empty_slots(n),
             mask: n - 1,
             len: 0,
-            zero: None,
         }
     }
 
-    /// Number of distinct keys stored.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no key is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The first index stored for `key`, if any.
-    pub fn get(&self, key: Fingerprint) -> Option<u64> {
-        let (lo, hi) = halves(key);
-        if lo == 0 && hi == 0 {
-            return self.zero;
-        }
+    #[inline(always)]
+    fn get(&self, lo: u64, hi: u64) -> Option<u64> {
         let mut i = lo as usize & self.mask;
         loop {
             let s = self.slots[i];
@@ -102,26 +106,9 @@ impl FirstSeen {
         }
     }
 
-    /// Prefetches `key`'s home slot: a hint that makes a following
-    /// [`FirstSeen::first_or_insert`] of the same key find it in the cache. Calling it for a
-    /// batch of keys in a row keeps many cache misses in flight at once.
-    #[inline]
-    pub fn warm(&self, key: Fingerprint) {
-        let (lo, _) = halves(key);
-        crate::prefetch::prefetch(&self.slots[lo as usize & self.mask]);
-    }
-
-    /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.
-    pub fn first_or_insert(&mut self, key: Fingerprint, index: u64) -> Option<u64> {
-        let (lo, hi) = halves(key);
-        if lo == 0 && hi == 0 {
-            let old = self.zero;
-            if old.is_none() {
-                self.zero = Some(index);
-                self.len += 1;
-            }
-            return old;
-        }
+    /// Stores `(lo, hi) → index` unless the key is there; `None` if it was new.
+    #[inline(always)]
+    fn first_or_insert(&mut self, lo: u64, hi: u64, index: u64) -> Option<u64> {
         let mut i = lo as usize & self.mask;
         loop {
             let s = &mut self.slots[i];
@@ -141,6 +128,7 @@ impl FirstSeen {
     }
 
     /// Doubles the slots and re-places every key.
+    #[cold]
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
         let old = std::mem::replace(&mut self.slots, empty_slots(n));
@@ -155,7 +143,71 @@ impl FirstSeen {
     }
 }
 
-/// The key's low (home slot) and high halves.
+impl FirstSeen {
+    /// An empty index with room for about `keys` keys (spread evenly over the shards)
+    /// before it grows.
+    pub fn with_capacity(keys: usize) -> FirstSeen {
+        FirstSeen {
+            shards: (0..SHARDS)
+                .map(|_| Shard::with_capacity(keys.div_ceil(SHARDS)))
+                .collect(),
+            len: 0,
+            zero: None,
+        }
+    }
+
+    /// Number of distinct keys stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no key is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    fn shard(&self, hi: u64) -> &Shard {
+        &self.shards[(hi >> (64 - SHARD_BITS)) as usize]
+    }
+
+    /// The first index stored for `key`, if any.
+    pub fn get(&self, key: Fingerprint) -> Option<u64> {
+        let (lo, hi) = halves(key);
+        if lo == 0 && hi == 0 {
+            return self.zero;
+        }
+        self.shard(hi).get(lo, hi)
+    }
+
+    /// Prefetches `key`'s home slot: a hint that makes a following
+    /// [`FirstSeen::first_or_insert`] of the same key find it in the cache. Calling it for a
+    /// batch of keys in a row keeps many cache misses in flight at once.
+    #[inline]
+    pub fn warm(&self, key: Fingerprint) {
+        let (lo, hi) = halves(key);
+        let shard = self.shard(hi);
+        crate::prefetch::prefetch(&shard.slots[lo as usize & shard.mask]);
+    }
+
+    /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.
+    pub fn first_or_insert(&mut self, key: Fingerprint, index: u64) -> Option<u64> {
+        let (lo, hi) = halves(key);
+        let found = if lo == 0 && hi == 0 {
+            let old = self.zero;
+            self.zero = old.or(Some(index));
+            old
+        } else {
+            self.shards[(hi >> (64 - SHARD_BITS)) as usize].first_or_insert(lo, hi, index)
+        };
+        if found.is_none() {
+            self.len += 1;
+        }
+        found
+    }
+}
+
+/// The key's low (home slot) and high (shard) halves.
 #[inline(always)]
 fn halves(key: Fingerprint) -> (u64, u64) {
     (key.0 as u64, (key.0 >> 64) as u64)
@@ -201,6 +253,12 @@ mod tests {
             assert_eq!(ours.get(Fingerprint(k)), Some(first));
         }
         assert_eq!(ours.get(Fingerprint(u128::MAX)), None);
-        assert!(ours.slots.len() * 7 >= ours.len() * 10);
+        for shard in &ours.shards {
+            assert!(shard.slots.len() * 7 >= shard.len * 10);
+        }
+        let grown = ours.shards.iter().filter(|s| s.slots.len() > 16).count();
+        assert!(grown > SHARDS / 2, "only {grown} shards grew");
+        let stored: usize = ours.shards.iter().map(|s| s.len).sum();
+        assert_eq!(stored + ours.zero.is_some() as usize, ours.len());
     }
 }

@@ -21,8 +21,10 @@
 //! # Memory
 //! At most 16 × threads batches are in flight or waiting for commit, so memory does not grow
 //! with the input, dedup aside: its index ([`crate::filter::FirstSeen`]) holds 24 bytes per
-//! distinct position in a table at most 70 % full, reserved up front for up to 4 M keys
-//! (192 MiB). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it holds).
+//! distinct position in 256 tables at most 70 % full, reserved up front for up to 4 M keys
+//! (192 MiB), each doubling on its own (so a growth adds 1/256 of the index, never a second
+//! copy of all of it). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it
+//! holds).
 
 pub mod commit;
 pub mod config;
