@@ -168,7 +168,7 @@ impl FirstSeen {
 
     #[inline(always)]
     fn shard(&self, hi: u64) -> &Shard {
-        &self.shards[(hi >> (64 - SHARD_BITS)) as usize]
+        &self.shards[shard_of(hi)]
     }
 
     /// The first index stored for `key`, if any.
@@ -198,13 +198,19 @@ impl FirstSeen {
             self.zero = old.or(Some(index));
             old
         } else {
-            self.shards[(hi >> (64 - SHARD_BITS)) as usize].first_or_insert(lo, hi, index)
+            self.shards[shard_of(hi)].first_or_insert(lo, hi, index)
         };
         if found.is_none() {
             self.len += 1;
         }
         found
     }
+}
+
+/// The shard of a key with high half `hi`.
+#[inline(always)]
+fn shard_of(hi: u64) -> usize {
+    (hi >> (64 - SHARD_BITS)) as usize
 }
 
 /// The key's low (home slot) and high (shard) halves.

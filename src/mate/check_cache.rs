@@ -7,6 +7,8 @@
 //!   full key (board, side to move, both hands), in the generator's order, so a hit gives
 //!   the search exactly what generation would: the cache changes time, never a result or
 //!   the order children are looked at (results cannot depend on what was cached before).
+//!   Positions are told apart by their 64-bit key alone, the trust the transposition
+//!   table's tags already place in it.
 //! - An empty slot has `len == 0`; positions without checks or with more than
 //!   [`MAX_CHECKS`] are never stored.
 //!
