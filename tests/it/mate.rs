@@ -341,8 +341,9 @@ fn non_promotion_is_the_only_way() {
 
 /// Bench positions that neither solver settles at 100,000 nodes, against cshogi at 3 M
 /// (tests/data/mate/hard.py): every no-mate cshogi proves we disprove too within 1.5 M nodes,
-/// and the 39-ply mate cshogi's root search misses we prove, its first move being the check
-/// after which cshogi proves the defender mated (and so do we, from that AND root).
+/// and the long mate (39–41 plies, by table size) that cshogi's root search misses we prove,
+/// its first move being the check after which cshogi proves the defender mated (and so do
+/// we, from that AND root).
 #[test]
 fn hard_positions_past_the_bench_budget() {
     let mut solver = Solver::new(64);
