@@ -353,6 +353,17 @@ impl Searcher {
         self.spare_lists.push(list);
     }
 
+    /// The checks of the current OR position into `list`: from the check cache, or
+    /// generated and remembered there (the same list either way).
+    #[inline(always)]
+    fn checks_of(&mut self, pos: &Position, list: &mut MoveList) {
+        let key = pos.key();
+        if !self.checks_seen.get(key, list) {
+            generate_checks_fast(pos, list);
+            self.checks_seen.put(key, list);
+        }
+    }
+
     /// Salted table key of the current position.
     #[inline(always)]
     pub fn tt_key(&self, pos: &Position) -> u64 {
@@ -481,10 +492,7 @@ impl Searcher {
     #[inline(never)]
     fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
         let mut checks = self.take_list();
-        if !self.checks_seen.get(pos.key(), &mut checks) {
-            generate_checks_fast(pos, &mut checks);
-            self.checks_seen.put(pos.key(), &checks);
-        }
+        self.checks_of(pos, &mut checks);
         let mut discover = None;
         let mut keys = std::mem::take(&mut self.keys);
         self.child_keys(pos, &checks, &mut keys);
@@ -672,9 +680,7 @@ impl Searcher {
         checks: &mut MoveList,
         (pn_floor, dn_floor): (PnDn, PnDn),
     ) -> Child {
-        checks.clear();
-        generate_checks_fast(pos, checks);
-        self.checks_seen.put(pos.key(), checks);
+        self.checks_of(pos, checks);
         let hand = pos.hand(self.attacker);
         let key = self.tt_key(pos);
         if checks.is_empty() {
