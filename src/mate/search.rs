@@ -696,7 +696,9 @@ impl Searcher {
             for &m in checks.iter() {
                 // Contact checks only: they give almost every mate in 1, and a mate by a
                 // distant check is still found by the exact test when this node expands.
-                if !near.has(m.to()) {
+                // A checking pawn drop in the list never mates (pawn-drop mate is not
+                // generated: it is illegal), so it is not tested.
+                if !near.has(m.to()) || m.is_drop() && m.drop_piece() == PieceType::Pawn {
                     continue;
                 }
                 let cap = captured(pos, m);
