@@ -132,6 +132,12 @@ impl Solver {
         self.reuse = reuse;
     }
 
+    /// Forgets every entry of the table, in O(1). With [`Solver::set_reuse`] on, the caller
+    /// decides when the table starts over (the pipeline: at each batch).
+    pub fn forget(&mut self) {
+        self.searcher.table.new_generation();
+    }
+
     /// Dominance lookups on (default) or off (exact hand match; for tests).
     pub fn set_dominance(&mut self, on: bool) {
         self.searcher.table.set_dominance(on);

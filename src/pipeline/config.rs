@@ -88,6 +88,19 @@ pub enum MoveFieldPolicy {
     Reject,
 }
 
+/// How long a worker's df-pn table keeps its entries (`filter.mate.table_scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableScope {
+    /// A fresh table for every position: a verdict depends on the position alone.
+    Position,
+    /// One table for all positions of a batch (psv / hcpe: whole games), in input order:
+    /// a position's search reuses what the batch's earlier positions proved and
+    /// disproved. The verdict then depends on those positions too (still the same for any
+    /// thread count, since batches are cut from the input alone).
+    Batch,
+}
+
 /// `[input]`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -145,6 +158,8 @@ pub struct MateConfig {
     /// Verdicts shared by the workers, MiB (0 = off): a position that occurs again is
     /// answered without a new search (same verdict, see `mate::cache`).
     pub cache_mb: usize,
+    /// Table per position or per batch; `batch` needs `cache_mb = 0`.
+    pub table_scope: TableScope,
 }
 
 /// `[filter]`.
@@ -229,6 +244,7 @@ impl Default for MateConfig {
             max_plies: 0,
             time_ms: 10_000,
             cache_mb: 64,
+            table_scope: TableScope::Position,
         }
     }
 }
@@ -383,6 +399,17 @@ impl Config {
             return Err(bad(
                 "filter.mate.nodes",
                 "must be at least 1 when the mate filter is enabled".into(),
+            ));
+        }
+        let mate = &raw.filter.mate;
+        if mate.enabled && mate.table_scope == TableScope::Batch && mate.cache_mb > 0 {
+            return Err(bad(
+                "filter.mate.table_scope",
+                "`batch` needs filter.mate.cache_mb = 0: with the table kept across a batch a \
+                 verdict depends on the batch's earlier positions, so a verdict cached from one \
+                 batch may differ from what another batch would find, and which batch comes \
+                 first depends on scheduling"
+                    .into(),
             ));
         }
         let join = |p: &str| {

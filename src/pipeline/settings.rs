@@ -1,7 +1,7 @@
 //! [`Settings`]: what a worker needs from the [`Config`], resolved
 //! once into the filter, solver and codec types.
 
-use super::config::{Config, FormatName, MoveFieldPolicy};
+use super::config::{Config, FormatName, MoveFieldPolicy, TableScope};
 use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
 use crate::mate::cache::VerdictCache;
@@ -20,6 +20,9 @@ pub struct MateSettings {
     pub table_mb: usize,
     /// Verdicts shared by all workers of the run (`None`: every position is searched).
     pub cache: Option<Arc<VerdictCache>>,
+    /// Keep the table across the positions of a batch (`table_scope = "batch"`; then
+    /// `cache` is `None`).
+    pub table_per_batch: bool,
 }
 
 /// Per-position settings shared by all workers (read-only during the run).
@@ -71,6 +74,7 @@ impl Settings {
             and_root: f.mate.and_root,
             table_mb: c.raw.workers.table_mb,
             cache: VerdictCache::new(f.mate.cache_mb).map(Arc::new),
+            table_per_batch: f.mate.table_scope == TableScope::Batch,
         });
         let declaration = DeclarationStage::new(&f.declaration, &f.entering_king);
         Settings {

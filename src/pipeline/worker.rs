@@ -4,9 +4,9 @@
 //!
 //! # Invariants
 //! - `process` is a pure function of the batch and the settings: the solver starts each root
-//!   on a fresh table generation and the game history is rebuilt from the batch, so the
-//!   outcome never depends on which batches this worker saw before (thread-count
-//!   independence).
+//!   on a fresh table generation (or, with `table_scope = "batch"`, each batch) and the game
+//!   history is rebuilt from the batch, so the outcome never depends on which batches this
+//!   worker saw before (thread-count independence).
 //! - Every input record yields exactly one [`RecordOutcome`], in input order.
 
 use super::settings::Settings;
@@ -128,7 +128,11 @@ impl Worker {
     /// A worker with a solver of `table_mb` MiB if the mate stage is on.
     pub fn new(settings: &Settings) -> Worker {
         Worker {
-            solver: settings.mate.as_ref().map(|m| Solver::new(m.table_mb)),
+            solver: settings.mate.as_ref().map(|m| {
+                let mut solver = Solver::new(m.table_mb);
+                solver.set_reuse(m.table_per_batch);
+                solver
+            }),
             history: GameHistory::new(),
             decoded: Default::default(),
         }
@@ -148,6 +152,11 @@ impl Worker {
         outcome.records.reserve(batch.len());
         outcome.out.reserve(batch.bytes.len());
         self.history.clear();
+        if let Some(solver) = self.solver.as_mut() {
+            // A batch never sees what an earlier batch left in the table (with
+            // `table_scope = "batch"` it sees what its own earlier positions left).
+            solver.forget();
+        }
         let mut since_tick = 0;
         // Binary records are decoded two at a time (interleaved: faster), then decided one
         // by one in input order.

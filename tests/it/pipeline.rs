@@ -235,6 +235,73 @@ fn verdict_cache_changes_no_output() {
     assert!(hits >= 10 && saved > 2_000, "{hits} hits, {saved} nodes");
 }
 
+/// `table_scope = "batch"`: a worker keeps its table across the positions of a batch (psv:
+/// whole games). The output is still the same for 1 and 2 threads; the table's reuse is real
+/// (fewer nodes than a table per position); and it changes verdicts only between `unknown`
+/// and a proven mate: no other decision moves, and no position is decided two ways.
+#[test]
+fn table_per_batch_reuses_proofs_and_stays_thread_independent() {
+    let dir = TempDir::new("table_scope");
+    let psv = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv");
+    let mut outs = Vec::new();
+    for (name, scope, threads) in [
+        ("position", "position", "2"),
+        ("batch1", "batch", "1"),
+        ("batch2", "batch", "2"),
+    ] {
+        let cfg = config(
+            &dir,
+            &[&psv],
+            &format!(
+                "[filter.mate]\nnodes = 10000\ncache_mb = 0\ntable_scope = \"{scope}\"\n\
+                 [filter.dedup]\nenabled = false\n"
+            ),
+        );
+        let o = dir.join(name);
+        run_ok(&[
+            "run",
+            &cfg,
+            "--threads",
+            threads,
+            "--out",
+            o.to_str().unwrap(),
+            "--quiet",
+        ]);
+        outs.push(o);
+    }
+    same_outputs(&outs[1], &outs[2], &[]);
+    let (per_position, per_batch) = (report(&outs[0]), report(&outs[1]));
+    assert_eq!(
+        per_batch["config"]["filter"]["mate"]["table_scope"],
+        "batch"
+    );
+    assert_eq!(reconciles(&per_batch), 3012);
+    let nodes = |r: &Value| r["nodes"].as_u64().unwrap();
+    assert!(
+        nodes(&per_batch) < nodes(&per_position) * 19 / 20,
+        "no reuse: {} nodes per batch against {} per position",
+        nodes(&per_batch),
+        nodes(&per_position)
+    );
+    let (a, b) = (decisions(&outs[0]), decisions(&outs[1]));
+    let mut moved = 0;
+    for i in a.keys().chain(b.keys()) {
+        let (x, y) = (
+            a.get(i).map_or("keep", String::as_str),
+            b.get(i).map_or("keep", String::as_str),
+        );
+        if x != y {
+            let pair = [x, y];
+            assert!(
+                pair.contains(&"keep") && (pair.contains(&"mate") || pair.contains(&"mated")),
+                "record {i}: {x} per position, {y} per batch"
+            );
+            moved += 1;
+        }
+    }
+    assert!(moved > 0, "the same verdicts: reuse settles nothing more");
+}
+
 /// Writes `bytes` as `in.<ext>` (or `in.<ext>.zst`, compressed), runs it with a small node
 /// budget and dedup off, checks reconciliation and the detected format, and returns the
 /// non-kept decisions and the output directory.
@@ -577,6 +644,14 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
         (
             "[input]\npaths = [\"missing-*.psv\"]\n",
             &["missing-*.psv", "matches no file"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"game\"\n",
+            &["game", "line 4", "position", "batch"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"batch\"\n",
+            &["filter.mate.table_scope", "cache_mb = 0"][..],
         ),
     ];
     for (text, needles) in cases {
