@@ -11,9 +11,8 @@
 //! # Determinism
 //! Batches are cut the same way whatever the thread count, workers are pure functions of
 //! their batch (fresh solver generation per root or per batch, history rebuilt per batch)
-//! and the commit
-//! applies outcomes in input order, so every output file is byte-identical for 1 or N
-//! threads. The one exception is the optional wall-time guard (`filter.mate.time_ms`), which
+//! and the commit applies outcomes in input order, so every output file is byte-identical
+//! for 1 or N threads. The one exception is the optional wall-time guard (`filter.mate.time_ms`), which
 //! turns a position `unknown` when a machine is too slow; its default is far above what the
 //! node budget needs. The verdict cache (`filter.mate.cache_mb`, [`crate::mate::cache`])
 //! shared by the workers changes no decision: a repeated position gets the verdict a new
