@@ -94,7 +94,8 @@ pub enum MoveFieldPolicy {
 pub enum TableScope {
     /// A fresh table for every position: a verdict depends on the position alone.
     Position,
-    /// One table for all positions of a batch (psv / hcpe: whole games), in input order:
+    /// One table for all positions of a batch (psv: whole games; other formats: runs of
+    /// consecutive records), in input order:
     /// a position's search reuses what the batch's earlier positions proved and
     /// disproved. The verdict then depends on those positions too (still the same for any
     /// thread count, since batches are cut from the input alone).
