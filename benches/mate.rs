@@ -7,7 +7,9 @@
 //! nodes, nodes/s, conflicts, ratios); then criterion measures our solver.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
-//! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16).
+//! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
+//! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
+//! costs and buys, see the README).
 
 use criterion::{BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
@@ -22,6 +24,13 @@ fn table_mb() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(16)
+}
+
+/// A solver with the bench's table size and 2-ply setting.
+fn solver() -> Solver {
+    let mut s = Solver::new(table_mb());
+    s.set_two_ply(std::env::var("MATE_BENCH_TWO_PLY").map_or(true, |v| v != "0"));
+    s
 }
 
 fn data(name: &str) -> PathBuf {
@@ -39,7 +48,7 @@ fn positions() -> Vec<Position> {
 }
 
 fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
-    let mut solver = Solver::new(table_mb());
+    let mut solver = solver();
     let lim = Limits {
         nodes,
         max_plies: None,
@@ -125,7 +134,7 @@ fn summary(set: &mut [Position]) {
         .filter(|_| std::env::var_os("MATE_SKIP_SEEDS").is_none())
     {
         let mut p = Position::from_sfen(sfen).expect("seed SFEN");
-        let mut solver = Solver::new(table_mb());
+        let mut solver = solver();
         let start = Instant::now();
         let v = solver.solve(
             &mut p,
@@ -185,7 +194,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("seed003a");
     g.sample_size(20);
     g.bench_function("solve", |b| {
-        let mut solver = Solver::new(table_mb());
+        let mut solver = solver();
         let mut p = Position::from_sfen(SEEDS[0].1).expect("seed");
         b.iter(|| solver.solve(&mut p, &Limits::default()).nodes)
     });
