@@ -152,10 +152,12 @@ impl Worker {
         outcome.records.reserve(batch.len());
         outcome.out.reserve(batch.bytes.len());
         self.history.clear();
-        if let Some(solver) = self.solver.as_mut() {
-            // A batch never sees what an earlier batch left in the table (with
-            // `table_scope = "batch"` it sees what its own earlier positions left).
-            solver.forget();
+        if let (Some(solver), Some(m)) = (self.solver.as_mut(), settings.mate.as_ref()) {
+            if m.table_per_batch {
+                // A batch sees what its own earlier positions left in the table, never
+                // what an earlier batch left (per position, `solve` starts each root afresh).
+                solver.forget();
+            }
         }
         let mut since_tick = 0;
         // Binary records are decoded two at a time (interleaved: faster), then decided one
