@@ -12,9 +12,9 @@
 //! Batches are cut the same way whatever the thread count, workers are pure functions of
 //! their batch (fresh solver generation per root or per batch, history rebuilt per batch)
 //! and the commit applies outcomes in input order, so every output file is byte-identical
-//! for 1 or N threads. The one exception is the optional wall-time guard (`filter.mate.time_ms`), which
-//! turns a position `unknown` when a machine is too slow; its default is far above what the
-//! node budget needs. The verdict cache (`filter.mate.cache_mb`, [`crate::mate::cache`])
+//! for 1 or N threads. The one exception is the optional wall-time guard
+//! (`filter.mate.time_ms`), which turns a position `unknown` when a machine is too slow; its
+//! default is far above what the node budget needs. The verdict cache (`filter.mate.cache_mb`, [`crate::mate::cache`])
 //! shared by the workers changes no decision: a repeated position gets the verdict a new
 //! search would give; only report.json's hit count depends on scheduling. With
 //! `filter.mate.table_scope = "batch"` a worker's table lives for a whole batch, so a
