@@ -34,6 +34,13 @@ pub fn run(
             config_path.display(),
             config.out_dir.display()
         );
+        if report.replaced_files > 0 {
+            eprintln!(
+                "  replaced {} files of a previous run in {}",
+                report.replaced_files,
+                config.out_dir.display()
+            );
+        }
         eprint!("{}", report.summary_table());
         eprintln!(
             "  reconciled: input {} = kept {} + dropped {} + rejected {}",

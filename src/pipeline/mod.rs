@@ -32,6 +32,7 @@
 pub mod commit;
 pub mod config;
 pub mod output;
+pub mod previous;
 pub mod progress;
 pub mod report;
 pub mod settings;
@@ -65,6 +66,17 @@ pub enum PipelineError {
         /// The error.
         source: std::io::Error,
     },
+    /// An input or reference pool is a file of the previous run that this run would replace.
+    #[error(
+        "{input} is output of a previous run in {dir}, which this run replaces; \
+         move it or write to another directory (--out)"
+    )]
+    ReadsOwnOutput {
+        /// The input or reference file.
+        input: String,
+        /// The output directory.
+        dir: String,
+    },
     /// The worker pool could not be built.
     #[error("thread pool: {0}")]
     Pool(String),
@@ -88,11 +100,25 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .map(|p| p.display().to_string())
         .collect();
     let paths = input::expand(&patterns)?;
+    let settings = Settings::from_config(config);
+    let references = if settings.dedup {
+        expand_references(config)?
+    } else {
+        Vec::new()
+    };
+    // A previous run's files are found now and removed only once the inputs have proved
+    // readable, never when this run reads one of them.
+    let previous = previous::PreviousOutput::find(out_dir).map_err(out_err)?;
+    if let Some(own) = previous.reads_own_output(paths.iter().chain(&references)) {
+        return Err(PipelineError::ReadsOwnOutput {
+            input: own.display().to_string(),
+            dir: out_dir.display().to_string(),
+        });
+    }
     let detections: Vec<Detection> = paths
         .iter()
         .map(|p| input::detect(p, explicit))
         .collect::<Result<_, _>>()?;
-    let settings = Settings::from_config(config);
     let total: Option<u64> = detections
         .iter()
         .map(|d| match (d.compressed, d.format.record_size()) {
@@ -105,10 +131,11 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         // Growing the index re-places every key it holds; size it for the input up front
         // (uncompressed inputs tell their record count), within a bound.
         let expected = total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize;
-        Some(reference_keys(config, &settings, expected)?)
+        Some(reference_keys(&references, &settings, expected)?)
     } else {
         None
     };
+    let replaced_files = previous.remove().map_err(out_err)?;
     std::fs::create_dir_all(out_dir).map_err(out_err)?;
     let mut commit = Commit::new(CommitOptions {
         out_dir,
@@ -242,6 +269,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         inputs,
         config: serde_json::to_value(&config.raw).unwrap_or_default(),
         version: env!("CARGO_PKG_VERSION").to_string(),
+        replaced_files,
     };
     let reconciled = report.records.reconcile();
     let files_written = commit.finish().map_err(out_err)?;
@@ -261,25 +289,33 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
 /// reserve for its whole record count.
 const DEDUP_RESERVE_MAX: u64 = 1 << 22;
 
-/// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
-fn reference_keys(
-    config: &Config,
-    settings: &Settings,
-    expected: usize,
-) -> Result<commit::DedupIndex, PipelineError> {
-    let mut keys = commit::DedupIndex::with_capacity(expected);
+/// The reference pools' files (none when dedup has no `reference`).
+fn expand_references(config: &Config) -> Result<Vec<std::path::PathBuf>, PipelineError> {
     if config.reference_paths.is_empty() {
-        return Ok(keys);
+        return Ok(Vec::new());
     }
     let patterns: Vec<String> = config
         .reference_paths
         .iter()
         .map(|p| p.display().to_string())
         .collect();
+    Ok(input::expand(&patterns)?)
+}
+
+/// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
+fn reference_keys(
+    references: &[std::path::PathBuf],
+    settings: &Settings,
+    expected: usize,
+) -> Result<commit::DedupIndex, PipelineError> {
+    let mut keys = commit::DedupIndex::with_capacity(expected);
     let mut specs = Vec::new();
-    for path in input::expand(&patterns)? {
-        let format: Format = input::detect(&path, None)?.format;
-        specs.push(InputSpec { path, format });
+    for path in references {
+        let format: Format = input::detect(path, None)?.format;
+        specs.push(InputSpec {
+            path: path.clone(),
+            format,
+        });
     }
     for batch in Batches::new(
         specs,

@@ -106,6 +106,10 @@ pub struct Report {
     pub config: serde_json::Value,
     /// posfilter's version.
     pub version: String,
+    /// Files of a previous run removed from the output directory (not in report.json, which
+    /// must not depend on what the directory held before).
+    #[serde(skip)]
+    pub replaced_files: usize,
 }
 
 /// Per-run tallies besides the record counts, kept by the ordered commit and written into

@@ -1,7 +1,8 @@
 //! End-to-end tests of `posfilter run`, driving the binary in a temporary directory:
 //! every input format plain and zstd-compressed, decisions against the corpus labels
 //! (cshogi), 1 vs 2 threads byte-identical, repetition from real move sequences in usi and
-//! psv form, truncated and garbage records, and the promised config errors.
+//! psv form, truncated and garbage records, a rerun into the same directory, and the
+//! promised config errors.
 
 use crate::support::{data, jsonl, run_bin, TempDir};
 use posfilter::codec::{self, Format};
@@ -619,6 +620,64 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     let r = report(&out);
     assert_eq!(reconciles(&r), 12);
     assert_eq!(r["records"]["rejected"], 2);
+}
+
+#[test]
+fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
+    let dir = TempDir::new("rerun");
+    let input = dir.join("in.psfen");
+    let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap();
+    std::fs::write(&input, &bytes[..600 * 32]).unwrap();
+    let out = dir.join("out");
+    let fresh = dir.join("fresh");
+    let run = |extra: &str, out: &Path| {
+        let cfg = config(
+            &dir,
+            &[&input],
+            &format!("{extra}\n[filter.mate]\nnodes = 1000\n"),
+        );
+        run_ok(&[
+            "run",
+            &cfg,
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "1",
+        ])
+    };
+    // `extra` continues the config's [output] table.
+    // A larger first run: many shards, an audit, a psv mates file.
+    run("shard_records = 50\naudit = true\n", &out);
+    let first: Vec<_> = walk(&out.join("kept"));
+    assert!(first.len() > 5, "{first:?}");
+    // The rerun writes one shard, no audit, mates as sfen: nothing of the first may remain,
+    // and a file of the user's in the directory stays.
+    let second = "shard_records = 100000\naudit = false\n[mates]\nformat = \"sfen\"\n";
+    for d in [&out, &fresh] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("notes.txt"), b"mine").unwrap();
+    }
+    let log = run(second, &out);
+    assert!(log.contains("replaced"), "{log}");
+    run(second, &fresh);
+    same_outputs(&out, &fresh, &[]);
+    assert!(!out.join("audit.jsonl").exists() && !out.join("mates.psv").exists());
+    // A run that reads the previous output it would replace refuses before touching it.
+    let shard = out.join("kept/part-00000.psfen");
+    let cfg = config(&dir, &[&shard], "");
+    let (ok, _, err) = run_bin(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(!ok && err.contains("output of a previous run"), "{err}");
+    let cfg = config(
+        &dir,
+        &[&input],
+        &format!(
+            "[filter.dedup]\nreference = [{:?}]\n",
+            shard.display().to_string()
+        ),
+    );
+    let (ok, _, err) = run_bin(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(!ok && err.contains("part-00000.psfen"), "{err}");
+    same_outputs(&out, &fresh, &[]);
 }
 
 #[test]
