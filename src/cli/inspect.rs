@@ -34,6 +34,8 @@ struct Stats {
     move_illegal: u64,
     move_other_encoding: u64,
     tail: Option<serde_json::Value>,
+    /// Why the rest of the file could not be read (a broken .zst stream).
+    unreadable: Option<String>,
     /// Entering-king open paths (seed 004) of both kings.
     open_path: OpenPathStats,
 }
@@ -50,6 +52,10 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
     };
     for batch in batches_of(path, det.format, opts) {
         let batch = batch?;
+        if let Some(e) = batch.unreadable() {
+            st.unreadable = Some(e.to_string());
+            continue;
+        }
         if let Some(t) = batch.tail() {
             st.tail = Some(json!({"offset": t.offset, "bytes": t.len}));
         }
@@ -169,6 +175,7 @@ fn report(
         "malformed_by_reason": st.malformed_by_reason,
         "malformed_first": st.malformed,
         "tail": st.tail,
+        "unreadable": st.unreadable,
         "games": (det.format == Format::Psv).then_some(st.games),
         "side_to_move": {"black": st.side[0], "white": st.side[1]},
         "in_check": st.in_check,
@@ -202,6 +209,9 @@ fn report(
         st.decoded,
         st.records - st.decoded
     )?;
+    if let Some(why) = &st.unreadable {
+        writeln!(e, "unreadable  {why}")?;
+    }
     if det.format == Format::Psv {
         writeln!(e, "games     {}", st.games)?;
     }

@@ -113,6 +113,10 @@ pub enum RejectReason {
     /// The record does not decode.
     #[error("does not decode: {0}")]
     Malformed(String),
+    /// The rest of the file could not be read (a broken .zst stream): one record stands
+    /// for it.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// The fate of one record.

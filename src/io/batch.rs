@@ -17,8 +17,12 @@
 //!   in one batch (a game has at most 65,536 records, as gamePly is a strictly increasing u16).
 //!   Other formats carry no game order: every record starts its own game. A truncated tail
 //!   starts no game.
+//! - A stream that breaks off (a truncated or corrupt .zst) yields the whole records read
+//!   before the break, then one batch holding a single empty record for the unreadable rest
+//!   ([`Batch::unreadable`] says why), then goes on with the next file: the run rejects the
+//!   rest as one record and counts it instead of stopping.
 
-use super::input::{open_stream, read_full, InputError};
+use super::input::{open_stream, read_until_error, InputError};
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
 use crate::codec::Format;
 use std::io::BufRead;
@@ -97,11 +101,17 @@ pub struct Batch {
     spans: Vec<(u32, u32)>,
     /// Whether the first record starts a game.
     first_new_game: bool,
+    /// Set on the batch that stands for the unreadable rest of a broken stream: the read
+    /// error. Such a batch has one empty record at the offset of the break.
+    broken: Option<String>,
 }
 
 impl Batch {
-    /// Number of records (a truncated tail counts as one).
+    /// Number of records (a truncated tail counts as one, the rest of a broken stream too).
     pub fn len(&self) -> usize {
+        if self.broken.is_some() {
+            return 1;
+        }
         match self.format.record_size() {
             Some(size) => self.bytes.len().div_ceil(size),
             None => self.spans.len(),
@@ -115,6 +125,14 @@ impl Batch {
 
     /// The `i`-th record; `None` past the end.
     pub fn get(&self, i: usize) -> Option<RecordRef<'_>> {
+        if self.broken.is_some() {
+            return (i == 0).then_some(RecordRef {
+                index: self.first_index,
+                offset: self.offset,
+                bytes: &[],
+                new_game: true,
+            });
+        }
         let (start, len) = match self.format.record_size() {
             Some(size) => {
                 let start = i.checked_mul(size)?;
@@ -160,8 +178,21 @@ impl Batch {
         (0..self.len()).filter_map(move |i| self.get(i))
     }
 
+    /// Why the rest of the file cannot be read, if this batch stands for it (its one
+    /// record is empty and sits at the offset of the break).
+    pub fn unreadable(&self) -> Option<InputError> {
+        self.broken.as_ref().map(|reason| InputError::Unreadable {
+            path: self.path.to_path_buf(),
+            offset: self.offset,
+            reason: reason.clone(),
+        })
+    }
+
     /// The truncated tail of the file, if this batch ends with one.
     pub fn tail(&self) -> Option<Tail> {
+        if self.broken.is_some() {
+            return None;
+        }
         let size = self.format.record_size()?;
         let rem = self.bytes.len() % size;
         (rem != 0).then(|| Tail {
@@ -191,6 +222,9 @@ pub struct Batches {
     carry: Vec<u8>,
     /// Byte buffers of consumed batches, reused for the next ones ([`Batches::recycle`]).
     spare: Vec<Vec<u8>>,
+    /// The current file's stream broke off at this offset with this error: the next batch
+    /// stands for the unreadable rest.
+    broken: Option<(u64, String)>,
     failed: bool,
 }
 
@@ -220,6 +254,7 @@ impl Batches {
             last_ply: None,
             carry: Vec::new(),
             spare: Vec::new(),
+            broken: None,
             failed: false,
         }
     }
@@ -242,20 +277,25 @@ impl Batches {
         let want = self.opts.records * size;
         let have = bytes.len();
         bytes.resize(want.max(have), 0);
-        let path = self.path.clone();
-        let err = |source| InputError::Io {
-            path: path.to_path_buf(),
-            err: source,
-        };
         let Some(stream) = self.stream.as_mut() else {
             return Ok(Vec::new());
         };
-        let n = read_full(stream, &mut bytes[have..]).map_err(err)?;
+        let (n, mut failure) = read_until_error(stream, &mut bytes[have..]);
         bytes.truncate(have + n);
-        if psv && self.opts.align_games && bytes.len() == want && bytes.len() % size == 0 {
+        if failure.is_none()
+            && psv
+            && self.opts.align_games
+            && bytes.len() == want
+            && bytes.len() % size == 0
+        {
             let mut next = [0u8; 40];
             loop {
-                let n = read_full(stream, &mut next).map_err(err)?;
+                let (n, f) = read_until_error(stream, &mut next);
+                if f.is_some() {
+                    bytes.extend_from_slice(&next[..n]);
+                    failure = f;
+                    break;
+                }
                 let last = psv_game_ply(&bytes[bytes.len() - size..]);
                 if n == size && psv_game_ply(&next).zip(last).is_some_and(|(c, p)| c <= p) {
                     self.carry.extend_from_slice(&next);
@@ -267,24 +307,33 @@ impl Batches {
                 }
             }
         }
+        if let Some(e) = failure {
+            // A record cut by the break belongs to the unreadable rest, not to a tail.
+            let whole = bytes.len() - bytes.len() % size;
+            bytes.truncate(whole);
+            self.broken = Some((self.offset + whole as u64, e.to_string()));
+        }
         Ok(bytes)
     }
 
     fn read_text(&mut self) -> Result<(Vec<u8>, Spans), InputError> {
         let mut bytes = Vec::new();
         let mut spans = Vec::new();
-        let path = self.path.clone();
         let Some(stream) = self.stream.as_mut() else {
             return Ok((bytes, spans));
         };
         while spans.len() < self.opts.records && bytes.len() < u32::MAX as usize / 2 {
             let start = bytes.len();
-            let n = stream
-                .read_until(b'\n', &mut bytes)
-                .map_err(|source| InputError::Io {
-                    path: path.to_path_buf(),
-                    err: source,
-                })?;
+            let n = match stream.read_until(b'\n', &mut bytes) {
+                Ok(n) => n,
+                Err(e) => {
+                    // The line cut by the break is no record (a USI move list cut short
+                    // would read as another, valid one): it belongs to the unreadable rest.
+                    bytes.truncate(start);
+                    self.broken = Some((self.offset + start as u64, e.to_string()));
+                    break;
+                }
+            };
             if n == 0 {
                 break;
             }
@@ -306,6 +355,25 @@ impl Iterator for Batches {
     fn next(&mut self) -> Option<Self::Item> {
         while !self.failed && self.file < self.files.len() {
             let spec = self.files[self.file].clone();
+            if let Some((offset, reason)) = self.broken.take() {
+                let batch = Batch {
+                    seq: self.seq,
+                    file: self.file,
+                    path: self.path.clone(),
+                    format: spec.format,
+                    first_index: self.next_index,
+                    offset,
+                    bytes: Vec::new(),
+                    spans: Vec::new(),
+                    first_new_game: true,
+                    broken: Some(reason),
+                };
+                self.seq += 1;
+                self.next_index += 1;
+                self.stream = None;
+                self.file += 1;
+                return Some(Ok(batch));
+            }
             if self.stream.is_none() {
                 match open_stream(&spec.path) {
                     Ok(s) => self.stream = Some(s),
@@ -333,8 +401,10 @@ impl Iterator for Batches {
                 }
             };
             if bytes.is_empty() {
-                self.stream = None;
-                self.file += 1;
+                if self.broken.is_none() {
+                    self.stream = None;
+                    self.file += 1;
+                }
                 continue;
             }
             let first_ply = bytes.get(..40).and_then(psv_game_ply);
@@ -352,6 +422,7 @@ impl Iterator for Batches {
                 bytes,
                 spans,
                 first_new_game,
+                broken: None,
             };
             let n = batch.len();
             if n == 0 {

@@ -51,6 +51,19 @@ pub enum InputError {
         /// The error.
         err: io::Error,
     },
+    /// The file's (decompressed) stream broke off: its rest cannot be read.
+    #[error(
+        "{}: unreadable after byte {offset}: {reason} (the file is truncated or corrupt)",
+        path.display()
+    )]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the first byte not read (in the decompressed stream for .zst).
+        offset: u64,
+        /// The read error.
+        reason: String,
+    },
     /// The format could not be recognised.
     #[error("{}: cannot tell the format: {reason}", path.display())]
     Detect {
@@ -207,16 +220,25 @@ pub fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
 
 /// Reads until `buf` is full or the stream ends; returns the bytes read.
 pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    match read_until_error(r, buf) {
+        (_, Some(e)) => Err(e),
+        (n, None) => Ok(n),
+    }
+}
+
+/// Reads until `buf` is full, the stream ends or a read fails; returns the bytes read
+/// before that and the failure (a broken zstd stream still hands out what came before).
+pub fn read_until_error(r: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return (n, Some(e)),
         }
     }
-    Ok(n)
+    (n, None)
 }
 
 /// The outcome of format detection for one file.
@@ -246,7 +268,18 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
         reasons.push("zstd magic number 28 b5 2f fd: decompressed as a stream".to_string());
     }
     let mut sample = vec![0u8; PROBE_BYTES];
-    let n = read_full(&mut open_stream(path)?, &mut sample).map_err(io_err(path))?;
+    // A stream that breaks after its first bytes is still detected from them; the batch
+    // reader then rejects the unreadable rest.
+    let n = match read_until_error(&mut open_stream(path)?, &mut sample) {
+        (0, Some(e)) => {
+            return Err(InputError::Unreadable {
+                path: path.to_path_buf(),
+                offset: 0,
+                reason: e.to_string(),
+            })
+        }
+        (n, _) => n,
+    };
     sample.truncate(n);
     let known_len = (!compressed).then_some(file_bytes);
     let done = |format, reasons| {

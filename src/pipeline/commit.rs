@@ -274,6 +274,7 @@ impl Commit {
                         "truncated"
                     }
                     crate::filter::RejectReason::Malformed(_) => "malformed",
+                    crate::filter::RejectReason::Unreadable(_) => "unreadable",
                 };
                 *self
                     .tallies

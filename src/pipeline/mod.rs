@@ -325,6 +325,10 @@ fn reference_keys(
         },
     ) {
         let batch = batch?;
+        if let Some(e) = batch.unreadable() {
+            // A pool read only in part would let its other positions through as new.
+            return Err(e.into());
+        }
         for rec in batch.iter() {
             if let Ok(d) = codec::decode(batch.format, rec.bytes) {
                 let key = crate::filter::dedup_key(&d.position, settings.dedup_mirror);

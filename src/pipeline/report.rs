@@ -186,6 +186,11 @@ impl Report {
             "  {:.2} s, {:.0} positions/s, {} threads, {} df-pn nodes\n",
             self.seconds, self.positions_per_second, self.threads, self.tallies.nodes
         ));
+        if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {
+            s.push_str(&format!(
+                "  {n} input file(s) could not be read to the end: see rejected.jsonl\n"
+            ));
+        }
         let cache = &self.tallies.verdict_cache;
         if cache.hits > 0 {
             s.push_str(&format!(

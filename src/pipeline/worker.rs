@@ -159,6 +159,19 @@ impl Worker {
                 solver.forget();
             }
         }
+        if let Some(e) = batch.unreadable() {
+            // The rest of a broken stream: one rejected record, and the run goes on.
+            for rec in batch.iter() {
+                outcome.records.push(RecordOutcome {
+                    index: rec.index,
+                    file: batch.file as u32,
+                    offset: rec.offset,
+                    ..RecordOutcome::new().reject(RejectReason::Unreadable(e.to_string()), &[])
+                });
+            }
+            tick(1);
+            return outcome;
+        }
         let mut since_tick = 0;
         // Binary records are decoded two at a time (interleaved: faster), then decided one
         // by one in input order.

@@ -234,6 +234,98 @@ fn several_files_tail_and_global_indices() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The bytes a plain zstd decoder gets out of `compressed` before it fails.
+fn decodable_prefix(compressed: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut dec = zstd::stream::read::Decoder::new(compressed).unwrap();
+    assert!(dec.read_to_end(&mut out).is_err(), "the stream must break");
+    out
+}
+
+#[test]
+fn a_broken_zstd_stream_yields_its_whole_records_then_one_unreadable_record() {
+    let d = tmpdir("broken");
+    let psv = teacher("codec/teacher.psv.zst")[..40 * 10_000].to_vec();
+    let text = std::fs::read_to_string(data("startpos.sfen")).unwrap();
+    let good = d.join("z.psv");
+    std::fs::write(&good, &psv[..40 * 30]).unwrap();
+    for (format, plain, align) in [
+        (Format::Psv, psv.as_slice(), false),
+        (Format::Psv, psv.as_slice(), true),
+        (Format::Sfen, text.as_bytes(), false),
+    ] {
+        let compressed = zstd::encode_all(plain, 1).unwrap();
+        let cut = &compressed[..compressed.len() * 2 / 3];
+        let readable = decodable_prefix(cut);
+        // The whole records (binary) or whole lines (text) of what can be read.
+        let whole = match format.record_size() {
+            Some(size) => readable.len() - readable.len() % size,
+            None => readable
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1),
+        };
+        let expected_records = match format.record_size() {
+            Some(size) => whole / size,
+            None => readable[..whole].iter().filter(|&&b| b == b'\n').count(),
+        };
+        assert!(whole > 0 && whole < plain.len(), "{format}: {whole}");
+        let broken = d.join(format!("a.{format}.zst"));
+        std::fs::write(&broken, cut).unwrap();
+        let specs = vec![
+            InputSpec {
+                path: broken.clone(),
+                format,
+            },
+            InputSpec {
+                path: good.clone(),
+                format: Format::Psv,
+            },
+        ];
+        let opts = BatchOptions {
+            records: 700,
+            align_games: align,
+        };
+        let (mut read, mut records, mut unreadable) = (Vec::new(), 0u64, Vec::new());
+        let mut after = Vec::new();
+        for b in Batches::new(specs, opts) {
+            let b = b.unwrap();
+            if let Some(e) = b.unreadable() {
+                let r = b.get(0).unwrap();
+                assert_eq!(b.len(), 1);
+                assert!(r.bytes.is_empty() && b.tail().is_none());
+                unreadable.push((r.index, r.offset, e.to_string()));
+                continue;
+            }
+            for r in b.iter() {
+                if b.path.as_path() == good.as_path() {
+                    after.push((r.index, r.offset));
+                    continue;
+                }
+                assert_eq!(r.index, records);
+                assert_eq!(r.offset, read.len() as u64);
+                read.extend_from_slice(r.bytes);
+                if format.is_text() {
+                    read.push(b'\n');
+                }
+                records += 1;
+            }
+        }
+        assert_eq!(read, &plain[..whole], "{format} align {align}");
+        assert_eq!(records as usize, expected_records);
+        assert_eq!(unreadable.len(), 1, "{format}");
+        let (index, offset, why) = &unreadable[0];
+        assert_eq!((*index, *offset), (records, whole as u64));
+        assert!(
+            why.contains("a.") && why.contains("truncated or corrupt"),
+            "{why}"
+        );
+        assert_eq!(after.len(), 30);
+        assert_eq!(after[0], (records + 1, 0));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn text_batches_skip_blank_lines() {
     let d = tmpdir("text");

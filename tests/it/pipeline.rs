@@ -623,6 +623,56 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
 }
 
 #[test]
+fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
+    let dir = TempDir::new("broken");
+    let psv = zstd::decode_all(std::fs::File::open(data("codec/teacher.psv.zst")).unwrap())
+        .unwrap()[..40 * 10_000]
+        .to_vec();
+    let compressed = zstd::encode_all(psv.as_slice(), 1).unwrap();
+    let broken = dir.join("broken.psv.zst");
+    std::fs::write(&broken, &compressed[..compressed.len() * 2 / 3]).unwrap();
+    let mut readable = Vec::new();
+    let mut dec =
+        zstd::stream::read::Decoder::new(&compressed[..compressed.len() * 2 / 3]).unwrap();
+    assert!(std::io::Read::read_to_end(&mut dec, &mut readable).is_err());
+    let whole = (readable.len() / 40) as u64;
+    let good = dir.join("good.psfen");
+    std::fs::write(
+        &good,
+        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..100 * 32],
+    )
+    .unwrap();
+    let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
+    let out = dir.join("out");
+    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    assert!(log.contains("could not be read to the end"), "{log}");
+    let r = report(&out);
+    assert_eq!(reconciles(&r), whole + 1 + 100);
+    assert_eq!(r["rejected_reasons"]["unreadable"], 1);
+    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| {
+            v["detail"]
+                .as_str()
+                .unwrap()
+                .contains("truncated or corrupt")
+        })
+        .collect();
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(
+        (
+            rejected[0]["index"].as_u64(),
+            rejected[0]["offset"].as_u64()
+        ),
+        (Some(whole), Some(whole * 40))
+    );
+    // The good file after it was read whole: its 100 records are decided as usual.
+    assert_eq!(r["inputs"][1]["records"], 100);
+}
+
+#[test]
 fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     let dir = TempDir::new("rerun");
     let input = dir.join("in.psfen");
