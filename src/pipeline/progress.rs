@@ -1,7 +1,7 @@
 //! Progress on stderr: an indicatif bar (positions/s, ETA, kept / dropped / unknown) when
 //! stderr is a terminal and progress is wanted; nothing otherwise.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 
 /// The run's progress display; a no-op when hidden.
@@ -20,13 +20,23 @@ impl Progress {
             Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
             None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
         };
+        // Two lines: the bar takes what the first line leaves and the counts have the second,
+        // so neither wraps at any terminal width; the rate is whole positions per second.
         let template = if total.is_some() {
-            "{elapsed_precise} [{bar:30}] {pos}/{len} {per_sec} ETA {eta} {msg}"
+            "{elapsed_precise} [{wide_bar}] {percent:>3}% {human_pos}/{human_len} {rate} ETA {eta}\n  {wide_msg}"
         } else {
-            "{elapsed_precise} {spinner} {pos} records {per_sec} {msg}"
+            "{elapsed_precise} {spinner} {human_pos} records {rate}\n  {wide_msg}"
         };
         if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
+            let style = style
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}/s", HumanCount(state.per_sec() as u64));
+                    },
+                )
+                .progress_chars("=> ");
+            bar.set_style(style);
         }
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
         Progress { bar: Some(bar) }
@@ -42,7 +52,12 @@ impl Progress {
     /// The running decision counts (called by the commit).
     pub fn counts(&self, kept: u64, dropped: u64, unknown: u64) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("kept {kept} dropped {dropped} unknown {unknown}"));
+            bar.set_message(format!(
+                "kept {} · dropped {} · unknown {}",
+                HumanCount(kept),
+                HumanCount(dropped),
+                HumanCount(unknown)
+            ));
         }
     }
 

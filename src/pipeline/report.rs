@@ -7,6 +7,7 @@
 //! `positions_per_second`, `threads`, `config`. Extra keys may be added, never removed.
 //! [`Counts::reconcile`] checks `input = kept + dropped + rejected`.
 
+use indicatif::HumanCount;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -169,7 +170,8 @@ impl Report {
         };
         let mut s = String::new();
         let mut row = |name: &str, n: u64| {
-            s.push_str(&format!("  {name:<16} {n:>12}  {:>6.2}%\n", pct(n)));
+            let n_text = HumanCount(n).to_string();
+            s.push_str(&format!("  {name:<16} {n_text:>14}  {:>6.2}%\n", pct(n)));
         };
         row("input", c.input);
         row("kept", c.kept);
@@ -183,8 +185,11 @@ impl Report {
         row("duplicate", d.duplicate);
         row("unknown (kept)", self.tallies.unknown);
         s.push_str(&format!(
-            "  {:.2} s, {:.0} positions/s, {} threads, {} df-pn nodes\n",
-            self.seconds, self.positions_per_second, self.threads, self.tallies.nodes
+            "  {:.2} s, {} positions/s, {} threads, {} df-pn nodes\n",
+            self.seconds,
+            HumanCount(self.positions_per_second as u64),
+            self.threads,
+            HumanCount(self.tallies.nodes)
         ));
         if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {
             s.push_str(&format!(
@@ -195,7 +200,8 @@ impl Report {
         if cache.hits > 0 {
             s.push_str(&format!(
                 "  {} repeated positions answered from the verdict cache ({} nodes not searched again)\n",
-                cache.hits, cache.nodes_saved
+                HumanCount(cache.hits),
+                HumanCount(cache.nodes_saved)
             ));
         }
         s
@@ -219,5 +225,41 @@ mod tests {
         c.dropped.mate = 3;
         let e = c.reconcile().unwrap_err();
         assert!(e.contains("input 10") && e.contains("= 9"), "{e}");
+    }
+
+    #[test]
+    fn summary_rows_line_up_with_thousands_separated_counts() {
+        let mut records = Counts {
+            input: 123_456_789,
+            kept: 100_000_000,
+            rejected: 1,
+            ..Default::default()
+        };
+        records.dropped.mate = 23_456_788;
+        let mut tallies = Tallies::default();
+        tallies.rejected_reasons.insert("unreadable".into(), 1);
+        let report = Report {
+            records,
+            tallies,
+            seconds: 2.0,
+            positions_per_second: 61_728_394.5,
+            threads: 2,
+            inputs: Vec::new(),
+            config: serde_json::Value::Null,
+            version: String::new(),
+            replaced_files: 0,
+        };
+        let table = report.summary_table();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines[0], "  input               123,456,789  100.00%");
+        assert_eq!(lines[5], "  mate                 23,456,788   19.00%");
+        assert!(lines
+            .iter()
+            .all(|l| !l.contains("%") || l.len() == lines[0].len()));
+        assert!(table.contains("61,728,394 positions/s"), "{table}");
+        assert!(
+            table.contains("1 input file(s) could not be read to the end"),
+            "{table}"
+        );
     }
 }
