@@ -82,10 +82,11 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> InputError + '_ {
 }
 
 /// Expands paths and glob patterns (`*`, `?`, `[...]`) into files, in the order given; each
-/// pattern's matches sorted by name; a file named twice is listed once. A pattern matching
-/// nothing is an error.
+/// pattern's matches sorted by name; a file named twice (in any spelling) is listed once,
+/// the first time. A pattern matching nothing is an error.
 pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for pattern in patterns {
         let mut found = Vec::new();
         if Path::new(pattern).is_file() {
@@ -106,7 +107,9 @@ pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
             return Err(InputError::NoMatch(pattern.clone()));
         }
         for p in found {
-            if !out.contains(&p) {
+            // The same file under two spellings (`data/x`, `./data/x`, a symlink) is one file.
+            let identity = p.canonicalize().unwrap_or_else(|_| p.clone());
+            if seen.insert(identity) {
                 out.push(p);
             }
         }

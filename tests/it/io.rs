@@ -182,6 +182,20 @@ fn several_files_tail_and_global_indices() {
     std::fs::write(&b, &hcpe[..38 * 30]).unwrap();
     let listed = expand(&[d.join("*.hcpe").to_string_lossy().to_string()]).unwrap();
     assert_eq!(listed, vec![a.clone(), b.clone()]);
+    // The same files again under other spellings are not read twice.
+    let dir_name = d.file_name().unwrap();
+    let again = expand(&[
+        a.to_string_lossy().to_string(),
+        d.join(".").join("a.hcpe").to_string_lossy().to_string(),
+        d.join("..")
+            .join(dir_name)
+            .join("a.hcpe")
+            .to_string_lossy()
+            .to_string(),
+        d.join("*.hcpe").to_string_lossy().to_string(),
+    ])
+    .unwrap();
+    assert_eq!(again, vec![a.clone(), b.clone()]);
     assert!(matches!(
         expand(&[d.join("*.nothing").to_string_lossy().to_string()]),
         Err(InputError::NoMatch(_))
