@@ -10,8 +10,10 @@
 //!   an existing pool are dropped as duplicates.
 //!
 //! # Invariants
-//! Fingerprints come from two independent 64-bit Zobrist families; a false duplicate needs a
-//! 128-bit collision (about `n² / 2^129` for `n` positions: ~10^-21 at 10^9 records).
+//! Fingerprints come from two independent 64-bit Zobrist families; a false duplicate here
+//! needs a 128-bit collision (about `n² / 2^129` for `n` positions: ~10^-21 at 10^9
+//! records). The pipeline's index ([`super::FirstSeen`]) keeps 96 of the bits to hold a
+//! position in 16 bytes: about `n² / 2^97`, ~6 × 10^-12 at 10^9 distinct positions.
 
 use super::keyhash::BuildKeyHasher;
 use crate::shogi::{Fingerprint, Position};

@@ -4,33 +4,48 @@
 //!
 //! A general hash map keeps control bytes and entries apart, so inserting a new key misses
 //! the cache twice, and a probe of the next record cannot start before the current one has
-//! decided. Here a slot holds the whole key and its value (24 bytes, open addressing with
-//! linear probing, at most 70 % full), so a probe touches one or two adjacent lines, and
-//! [`FirstSeen::warm`] lets a caller touch the slots of many keys first, in a loop of
-//! independent loads that the CPU overlaps, before the ordered pass that decides.
+//! decided. Here a slot holds the key and its value in 16 bytes (open addressing with
+//! linear probing, at most 70 % full; four slots to a cache line, none straddling two), so
+//! a probe touches one line or two adjacent ones, and [`FirstSeen::warm`] lets a caller
+//! touch the slots of many keys first, in a loop of independent loads that the CPU
+//! overlaps, before the ordered pass that decides.
 //!
 //! The index is split into [`SHARDS`] tables by the top bits of the key's high half, each
 //! growing on its own. A run with hundreds of millions of distinct positions thus never
 //! holds an old and a new copy of the whole index at once (a single table doubling from
-//! 2^29 to 2^30 slots would need 38 GiB at its peak), and the commit never stops for
+//! 2^29 to 2^30 slots would need 25 GiB at its peak), and the commit never stops for
 //! seconds to rehash and fault in gigabytes: each growth moves 1/256 of the keys.
+//!
+//! # What a slot holds
+//! The key's low half (64 bits, which also picks the home slot), bits 32..56 of its high
+//! half (24 bits; bits 56..64 pick the shard, so they are implied), and the first index
+//! in 40 bits. Keys are thus told apart by 96 of their 128 bits: two distinct positions
+//! are confused with a probability of about n² / 2^97 for n distinct positions, 6 × 10^-12
+//! for a billion. Indices up to 2^40 - 3 (a trillion records) are exact; larger ones are
+//! stored as that bound (only the audit's `first_index` would show it), and `u64::MAX`
+//! (a reference pool's mark) is kept as is.
 //!
 //! # Invariants
 //! - A key lives in shard `high half >> (64 - SHARD_BITS)`; within it a slot is empty iff
-//!   both key halves are zero, and the all-zero fingerprint, which would look empty, is
-//!   kept aside in `zero`.
+//!   its packed word is zero (a stored index is kept plus one, so it is never zero).
 //! - Every stored key sits at its home slot (`low half & mask`) of its shard or after it
 //!   with no empty slot in between (linear probing; there are no deletions).
-//! - `len` counts the stored keys, `zero` included; each shard is at most 70 % full
-//!   outside `grow`.
+//! - `len` counts the stored keys; each shard is at most 70 % full outside `grow`.
 
 use crate::shogi::Fingerprint;
 
-/// One slot: the key's low and high halves and the index of the first record with it.
-type Slot = [u64; 3];
+/// One slot: the key's low half, and the packed word `high bits << 40 | index + 1`.
+type Slot = [u64; 2];
 const LO: usize = 0;
-const HI: usize = 1;
-const FIRST: usize = 2;
+const PACKED: usize = 1;
+
+/// Bits of the packed word that hold the index (plus one).
+const INDEX_BITS: u32 = 40;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// The stored form of `u64::MAX` (a reference pool's mark).
+const STORED_MAX: u64 = INDEX_MASK;
+/// The largest index stored exactly.
+const LARGEST_EXACT: u64 = INDEX_MASK - 2;
 
 /// Bits of the key's high half that pick the shard.
 const SHARD_BITS: u32 = 8;
@@ -42,7 +57,6 @@ pub const SHARDS: usize = 1 << SHARD_BITS;
 pub struct FirstSeen {
     shards: Vec<Shard>,
     len: usize,
-    zero: Option<u64>,
 }
 
 /// One open-addressing table of the index.
@@ -66,10 +80,10 @@ impl Default for FirstSeen {
 /// front is a plain fault (and lets [`FirstSeen::warm`]'s prefetches, which never fault,
 /// reach memory instead of being dropped on an unmapped page).
 fn empty_slots(n: usize) -> Vec<Slot> {
-    let mut slots = vec![[0u64; 3]; n];
+    let mut slots = vec![[0u64; 2]; n];
     for s in slots.iter_mut().step_by(4096 / std::mem::size_of::<Slot>()) {
         // `black_box`: the store must happen although the memory is known to be zero.
-        s[FIRST] = std::hint::black_box(0);
+        s[PACKED] = std::hint::black_box(0);
     }
     slots
 }
@@ -79,6 +93,32 @@ fn slots_for(keys: usize) -> usize {
     (keys.saturating_mul(10) / 7 + 1)
         .next_power_of_two()
         .max(16)
+}
+
+/// The high half's bits a slot keeps, in place above the index.
+#[inline(always)]
+fn high_tag(hi: u64) -> u64 {
+    // Bits 32..56 of `hi` land on 40..64; the shard bits 56..64 are shifted out.
+    hi >> 32 << INDEX_BITS
+}
+
+/// An index as the slot stores it (never zero).
+#[inline(always)]
+fn store_index(index: u64) -> u64 {
+    if index == u64::MAX {
+        STORED_MAX
+    } else {
+        index.min(LARGEST_EXACT) + 1
+    }
+}
+
+/// The index a slot's packed word holds.
+#[inline(always)]
+fn load_index(packed: u64) -> u64 {
+    match packed & INDEX_MASK {
+        STORED_MAX => u64::MAX,
+        stored => stored - 1,
+    }
 }
 
 impl Shard {
@@ -92,36 +132,36 @@ impl Shard {
     }
 
     #[inline(always)]
-    fn get(&self, lo: u64, hi: u64) -> Option<u64> {
+    fn get(&self, lo: u64, tag: u64) -> Option<u64> {
         let mut i = lo as usize & self.mask;
         loop {
             let s = self.slots[i];
-            if s[LO] == lo && s[HI] == hi {
-                return Some(s[FIRST]);
-            }
-            if s[LO] == 0 && s[HI] == 0 {
+            if s[PACKED] == 0 {
                 return None;
+            }
+            if s[LO] == lo && s[PACKED] & !INDEX_MASK == tag {
+                return Some(load_index(s[PACKED]));
             }
             i = (i + 1) & self.mask;
         }
     }
 
-    /// Stores `(lo, hi) → index` unless the key is there; `None` if it was new.
+    /// Stores `(lo, tag) → index` unless the key is there; `None` if it was new.
     #[inline(always)]
-    fn first_or_insert(&mut self, lo: u64, hi: u64, index: u64) -> Option<u64> {
+    fn first_or_insert(&mut self, lo: u64, tag: u64, index: u64) -> Option<u64> {
         let mut i = lo as usize & self.mask;
         loop {
             let s = &mut self.slots[i];
-            if s[LO] == lo && s[HI] == hi {
-                return Some(s[FIRST]);
-            }
-            if s[LO] == 0 && s[HI] == 0 {
-                *s = [lo, hi, index];
+            if s[PACKED] == 0 {
+                *s = [lo, tag | store_index(index)];
                 self.len += 1;
                 if self.len * 10 > self.slots.len() * 7 {
                     self.grow();
                 }
                 return None;
+            }
+            if s[LO] == lo && s[PACKED] & !INDEX_MASK == tag {
+                return Some(load_index(s[PACKED]));
             }
             i = (i + 1) & self.mask;
         }
@@ -133,9 +173,9 @@ impl Shard {
         let n = self.slots.len() * 2;
         let old = std::mem::replace(&mut self.slots, empty_slots(n));
         self.mask = n - 1;
-        for s in old.into_iter().filter(|s| s[LO] != 0 || s[HI] != 0) {
+        for s in old.into_iter().filter(|s| s[PACKED] != 0) {
             let mut i = s[LO] as usize & self.mask;
-            while self.slots[i][LO] != 0 || self.slots[i][HI] != 0 {
+            while self.slots[i][PACKED] != 0 {
                 i = (i + 1) & self.mask;
             }
             self.slots[i] = s;
@@ -152,7 +192,6 @@ impl FirstSeen {
                 .map(|_| Shard::with_capacity(keys.div_ceil(SHARDS)))
                 .collect(),
             len: 0,
-            zero: None,
         }
     }
 
@@ -166,18 +205,10 @@ impl FirstSeen {
         self.len == 0
     }
 
-    #[inline(always)]
-    fn shard(&self, hi: u64) -> &Shard {
-        &self.shards[shard_of(hi)]
-    }
-
     /// The first index stored for `key`, if any.
     pub fn get(&self, key: Fingerprint) -> Option<u64> {
         let (lo, hi) = halves(key);
-        if lo == 0 && hi == 0 {
-            return self.zero;
-        }
-        self.shard(hi).get(lo, hi)
+        self.shards[shard_of(hi)].get(lo, high_tag(hi))
     }
 
     /// Prefetches `key`'s home slot: a hint that makes a following
@@ -186,20 +217,14 @@ impl FirstSeen {
     #[inline]
     pub fn warm(&self, key: Fingerprint) {
         let (lo, hi) = halves(key);
-        let shard = self.shard(hi);
+        let shard = &self.shards[shard_of(hi)];
         crate::prefetch::prefetch(&shard.slots[lo as usize & shard.mask]);
     }
 
     /// If `key` is stored, its first index; otherwise stores `index` for it and returns `None`.
     pub fn first_or_insert(&mut self, key: Fingerprint, index: u64) -> Option<u64> {
         let (lo, hi) = halves(key);
-        let found = if lo == 0 && hi == 0 {
-            let old = self.zero;
-            self.zero = old.or(Some(index));
-            old
-        } else {
-            self.shards[shard_of(hi)].first_or_insert(lo, hi, index)
-        };
+        let found = self.shards[shard_of(hi)].first_or_insert(lo, high_tag(hi), index);
         if found.is_none() {
             self.len += 1;
         }
@@ -213,7 +238,7 @@ fn shard_of(hi: u64) -> usize {
     (hi >> (64 - SHARD_BITS)) as usize
 }
 
-/// The key's low (home slot) and high (shard) halves.
+/// The key's low (home slot) and high (shard and tag) halves.
 #[inline(always)]
 fn halves(key: Fingerprint) -> (u64, u64) {
     (key.0 as u64, (key.0 >> 64) as u64)
@@ -226,7 +251,8 @@ mod tests {
 
     /// Against a std HashMap: random keys drawn from a pool (so many repeat), plus keys that
     /// collide on purpose (the zero key, equal low halves with different high halves, a
-    /// handful of home slots), through several growths.
+    /// handful of home slots), through several growths. Keys are drawn with zeros in the
+    /// high-half bits a slot does not keep (0..32), so they are the whole key here.
     #[test]
     fn agrees_with_a_hash_map() {
         let mut ours = FirstSeen::with_capacity(0);
@@ -243,8 +269,8 @@ mod tests {
             x ^= x << 17;
             let key = match x % 16 {
                 0 => (x % 64) as u128,                           // zero and tiny keys
-                1 => ((x % 97) as u128) << 64 | (x % 3) as u128, // shared low halves
-                _ => random(x % 60_000),
+                1 => ((x % 97) as u128) << 96 | (x % 3) as u128, // shared low halves
+                _ => random(x % 60_000) & !((u32::MAX as u128) << 64),
             };
             let want = truth.get(&key).copied();
             truth.entry(key).or_insert(index);
@@ -265,6 +291,34 @@ mod tests {
         let grown = ours.shards.iter().filter(|s| s.slots.len() > 16).count();
         assert!(grown > SHARDS / 2, "only {grown} shards grew");
         let stored: usize = ours.shards.iter().map(|s| s.len).sum();
-        assert_eq!(stored + ours.zero.is_some() as usize, ours.len());
+        assert_eq!(stored, ours.len());
+    }
+
+    #[test]
+    fn a_slot_keeps_96_key_bits_and_40_index_bits() {
+        let mut index = FirstSeen::with_capacity(0);
+        let key = |hi: u64, lo: u64| Fingerprint((hi as u128) << 64 | lo as u128);
+        let base = 0x8765_4321_0fed_cba9u64;
+        assert_eq!(index.first_or_insert(key(base, 7), u64::MAX), None);
+        assert_eq!(index.get(key(base, 7)), Some(u64::MAX));
+        // Every kept bit tells keys apart: the low half, high bits 32..56 and the shard.
+        for bit in [0, 31, 32, 55, 56, 63] {
+            let other = key(base ^ (1 << bit), 7);
+            let kept = bit >= 32;
+            assert_eq!(index.get(other).is_none(), kept, "high bit {bit}");
+        }
+        assert_eq!(index.get(key(base, 7 ^ 1 << 63)), None);
+        // Indices: exact up to the bound, clamped beyond it.
+        for (i, stored) in [
+            (0, 0),
+            (1 << 39, 1 << 39),
+            (LARGEST_EXACT, LARGEST_EXACT),
+            (LARGEST_EXACT + 1, LARGEST_EXACT),
+            (u64::MAX - 1, LARGEST_EXACT),
+        ] {
+            let k = key(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1 << 40, i ^ 5);
+            assert_eq!(index.first_or_insert(k, i), None);
+            assert_eq!(index.first_or_insert(k, 3), Some(stored), "{i}");
+        }
     }
 }

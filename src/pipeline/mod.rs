@@ -23,9 +23,9 @@
 //!
 //! # Memory
 //! At most 16 × threads batches are in flight or waiting for commit, so memory does not grow
-//! with the input, dedup aside: its index ([`crate::filter::FirstSeen`]) holds 24 bytes per
+//! with the input, dedup aside: its index ([`crate::filter::FirstSeen`]) holds 16 bytes per
 //! distinct position in 256 tables at most 70 % full, reserved up front for up to 4 M keys
-//! (192 MiB), each doubling on its own (so a growth adds 1/256 of the index, never a second
+//! (128 MiB), each doubling on its own (so a growth adds 1/256 of the index, never a second
 //! copy of all of it). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it
 //! holds).
 
@@ -284,7 +284,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     Ok(report)
 }
 
-/// The most dedup keys room is made for up front (2^23 slots of 24 bytes: 192 MiB, written
+/// The most dedup keys room is made for up front (2^23 slots of 16 bytes: 128 MiB, written
 /// at allocation); larger runs grow from there, so an input of mostly duplicates does not
 /// reserve for its whole record count.
 const DEDUP_RESERVE_MAX: u64 = 1 << 22;
