@@ -435,6 +435,49 @@ fn teacher_formats_psv_and_hcpe_plain_and_zst_agree() {
     assert!(hcpe.keys().all(|i| psv.contains_key(i)));
 }
 
+/// With every dropping stage off, a run is a format converter: psv in, hcpe / psfen / sfen
+/// out, checked against the corpus's hcpe file (made from the same games by another tool)
+/// and the psv records' own PackedSfen bytes.
+#[test]
+fn output_format_converts_every_record_exactly() {
+    let dir = TempDir::new("convert");
+    let psv =
+        zstd::decode_all(std::fs::File::open(data("codec/teacher.psv.zst")).unwrap()).unwrap();
+    let hcpe =
+        zstd::decode_all(std::fs::File::open(data("codec/teacher.hcpe.zst")).unwrap()).unwrap();
+    let n = psv.len() / 40;
+    let input = data("codec/teacher.psv.zst");
+    let off = "[filter.mate]\nenabled = false\n[filter.repetition]\nenabled = false\n\
+               [filter.declaration]\nenabled = false\n[filter.entering_king]\nenabled = false\n\
+               [filter.dedup]\nenabled = false\n";
+    for format in ["hcpe", "psfen", "sfen"] {
+        let cfg = config(&dir, &[&input], &format!("format = \"{format}\"\n{off}"));
+        let out = dir.join(&format!("out-{format}"));
+        run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+        assert_eq!(report(&out)["records"]["kept"], n as u64, "{format}");
+        let kept = std::fs::read(out.join(format!("kept/part-00000.{format}"))).unwrap();
+        match format {
+            "hcpe" => assert!(kept == hcpe, "psv -> hcpe differs from the corpus hcpe"),
+            "psfen" => {
+                let packed: Vec<u8> = psv.chunks(40).flat_map(|r| r[..32].to_vec()).collect();
+                assert!(
+                    kept == packed,
+                    "psv -> psfen differs from the psv's PackedSfen"
+                );
+            }
+            _ => {
+                let text = String::from_utf8(kept).unwrap();
+                assert_eq!(text.lines().count(), n);
+                for (i, line) in text.lines().enumerate() {
+                    let want = codec::decode(Format::Psv, &psv[i * 40..i * 40 + 40]).unwrap();
+                    let got = Position::from_sfen(line).unwrap();
+                    assert_eq!(got, want.position, "record {i}: {line}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn decisions_agree_with_cshogi_labels() {
     // The first 3,000 corpus start positions at the oracle's budget (100,000 nodes).
