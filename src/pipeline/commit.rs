@@ -188,6 +188,7 @@ impl Commit {
         match &decision {
             Decision::Keep => {
                 self.counts.kept += 1;
+                self.tallies.unknown_kept += r.unknown as u64;
                 if r.open_path {
                     // `open_path = "tag"`: counted, and written to the audit as a kept record.
                     self.tallies.open_path_tagged += 1;

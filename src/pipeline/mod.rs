@@ -238,7 +238,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
                 batches.recycle(batch);
                 committed += 1;
                 let c = &commit.counts;
-                progress.counts(c.kept, c.dropped.total(), commit.tallies.unknown);
+                progress.counts(c.kept, c.dropped.total(), commit.tallies.unknown_kept);
             }
         }
     })?;

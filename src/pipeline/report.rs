@@ -117,8 +117,11 @@ pub struct Report {
 /// report.json at the top level.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Tallies {
-    /// Positions the solver could not decide within its budget (kept).
+    /// Positions the solver could not decide within its budget (kept by the mate stage;
+    /// dedup may still drop them).
     pub unknown: u64,
+    /// Of those, the ones written to the kept shards: undecided positions in the output.
+    pub unknown_kept: u64,
     /// df-pn nodes searched in total (verdicts answered by the cache not counted again).
     pub nodes: u64,
     /// Positions answered by the verdict cache instead of a new search.
@@ -183,7 +186,7 @@ impl Report {
         row("repetition", d.repetition);
         row("declaration", d.declaration);
         row("duplicate", d.duplicate);
-        row("unknown (kept)", self.tallies.unknown);
+        row("unknown (kept)", self.tallies.unknown_kept);
         s.push_str(&format!(
             "  {:.2} s, {} positions/s, {} threads, {} df-pn nodes\n",
             self.seconds,

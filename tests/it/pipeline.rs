@@ -716,6 +716,45 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
 }
 
 #[test]
+fn unknowns_dropped_as_duplicates_are_not_counted_as_kept() {
+    let dir = TempDir::new("unknown-kept");
+    let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..300 * 32].to_vec();
+    let (a, b) = (dir.join("a.psfen"), dir.join("b.psfen"));
+    std::fs::write(&a, &bytes).unwrap();
+    std::fs::write(&b, &bytes).unwrap();
+    let budget = "[filter.mate]\nnodes = 300\n";
+    let alone = dir.join("alone");
+    run_ok(&[
+        "run",
+        &config(&dir, &[&a], budget),
+        "--out",
+        alone.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let unknown = report(&alone)["unknown"].as_u64().unwrap();
+    assert!(unknown > 10, "the budget must leave unknowns: {unknown}");
+    assert_eq!(report(&alone)["unknown_kept"], unknown);
+    // The same records again in a second file: each is searched again (the same verdicts)
+    // and dropped as a duplicate of the first copy.
+    let twice = dir.join("twice");
+    let log = run_ok(&[
+        "run",
+        &config(&dir, &[&a, &b], budget),
+        "--out",
+        twice.to_str().unwrap(),
+    ]);
+    let r = report(&twice);
+    assert_eq!(r["unknown"], 2 * unknown);
+    assert_eq!(r["unknown_kept"], unknown);
+    let row = log.lines().find(|l| l.contains("unknown (kept)")).unwrap();
+    assert_eq!(
+        row.split_whitespace().nth(2),
+        Some(unknown.to_string().as_str()),
+        "{row}"
+    );
+}
+
+#[test]
 fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     let dir = TempDir::new("rerun");
     let input = dir.join("in.psfen");
