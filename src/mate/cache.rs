@@ -114,6 +114,7 @@ impl VerdictCache {
             plies: s.pv.len() as u32,
             pv: s.pv.to_vec(),
             nodes: s.nodes,
+            timed_out: false,
         };
         drop(guard);
         self.hits.fetch_add(1, Ordering::Relaxed);
@@ -149,7 +150,7 @@ fn cacheable(v: &Verdict, limits: &Limits) -> bool {
         return false;
     }
     // An unknown below the node budget stopped on the clock or on the length cap.
-    v.result != MateResult::Unknown || v.nodes >= limits.nodes
+    !v.timed_out && (v.result != MateResult::Unknown || v.nodes >= limits.nodes)
 }
 
 #[cfg(test)]
@@ -199,6 +200,7 @@ mod tests {
             plies: 0,
             pv: Vec::new(),
             nodes,
+            timed_out: false,
         };
         assert!(!cacheable(&v(MateResult::NoMate, MIN_NODES - 1), &lim));
         assert!(cacheable(&v(MateResult::NoMate, MIN_NODES), &lim));
@@ -210,6 +212,11 @@ mod tests {
             ..lim
         };
         assert!(cacheable(&v(MateResult::Unknown, 1000), &timed));
+        let stopped = Verdict {
+            timed_out: true,
+            ..v(MateResult::Unknown, 1000)
+        };
+        assert!(!cacheable(&stopped, &timed));
     }
 
     /// Two fingerprints in one slot: the later store wins, the earlier is gone (never
@@ -227,6 +234,7 @@ mod tests {
             plies: 0,
             pv: Vec::new(),
             nodes,
+            timed_out: false,
         };
         assert!(cache.insert(a, &v(100), &lim));
         assert!(cache.insert(b, &v(200), &lim));

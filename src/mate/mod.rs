@@ -109,6 +109,9 @@ pub struct Verdict {
     pub pv: Vec<Move>,
     /// Nodes searched.
     pub nodes: u64,
+    /// The wall-time guard stopped the search (`result` is then `Unknown`): the one verdict
+    /// that depends on the machine and its load rather than on the position and the limits.
+    pub timed_out: bool,
 }
 
 /// A mate solver with its own table; reuse one per worker thread.
@@ -162,6 +165,7 @@ impl Solver {
                 plies: 0,
                 pv: Vec::new(),
                 nodes: 0,
+                timed_out: false,
             };
         }
         let s = &mut self.searcher;
@@ -179,6 +183,7 @@ impl Solver {
         s.node_limit = limits.nodes.max(1);
         s.deadline = limits.time.map(|t| Instant::now() + t);
         s.stopped = false;
+        s.timed_out = false;
         s.max_plies = limits
             .max_plies
             .unwrap_or(search::MAX_DEPTH)
@@ -192,6 +197,7 @@ impl Solver {
             plies: 0,
             pv: Vec::new(),
             nodes,
+            timed_out: s.timed_out,
         };
         if r.pn == 0 {
             let Some(pv) = pv::extract(s, pos, or_root) else {
@@ -215,6 +221,7 @@ impl Solver {
                 plies: pv.len() as u32,
                 pv,
                 nodes,
+                timed_out: false,
             };
         }
         if r.dn == 0 && r.flags & path::DEPTH_LIMITED == 0 {
@@ -223,6 +230,7 @@ impl Solver {
                 plies: 0,
                 pv: Vec::new(),
                 nodes,
+                timed_out: false,
             };
         }
         unknown

@@ -295,6 +295,8 @@ pub struct Searcher {
     pub deadline: Option<Instant>,
     /// Set when a limit stopped the search.
     pub stopped: bool,
+    /// Set when that limit was the wall-time guard.
+    pub timed_out: bool,
     /// Maximum plies from the root (mate-length cap, at most [`MAX_DEPTH`]).
     pub max_plies: u32,
     /// The current path.
@@ -325,6 +327,7 @@ impl Searcher {
             node_limit: 0,
             deadline: None,
             stopped: false,
+            timed_out: false,
             max_plies: MAX_DEPTH,
             path: Path::new(),
             two_ply: true,
@@ -384,6 +387,7 @@ impl Searcher {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.stopped = true;
+                    self.timed_out = true;
                 }
             }
         }

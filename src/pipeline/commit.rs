@@ -161,6 +161,7 @@ impl Commit {
             self.tallies.nodes += r.nodes;
         }
         self.tallies.unknown += r.unknown as u64;
+        self.tallies.unknown_timed_out += r.timed_out as u64;
         if r.move_illegal {
             self.tallies.move_field.illegal += 1;
             self.tallies.move_field.cleared += r.move_cleared as u64;

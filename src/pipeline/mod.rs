@@ -14,9 +14,11 @@
 //! and the commit applies outcomes in input order, so every output file is byte-identical
 //! for 1 or N threads. The one exception is the optional wall-time guard
 //! (`filter.mate.time_ms`), which turns a position `unknown` when a machine is too slow; its
-//! default is far above what the node budget needs. The verdict cache (`filter.mate.cache_mb`, [`crate::mate::cache`])
-//! shared by the workers changes no decision: a repeated position gets the verdict a new
-//! search would give; only report.json's hit count depends on scheduling. With
+//! default is far above what the node budget needs, and report.json counts its hits
+//! (`unknown_timed_out`), so a run that depended on the clock says so. The verdict cache
+//! (`filter.mate.cache_mb`, [`crate::mate::cache`]) shared by the workers changes no
+//! decision: a repeated position gets the verdict a new search would give; only
+//! report.json's hit count depends on scheduling. With
 //! `filter.mate.table_scope = "batch"` a worker's table lives for a whole batch, so a
 //! verdict also depends on the batch's earlier positions (an input property, the same for
 //! any thread count); that is why it requires the verdict cache to be off.

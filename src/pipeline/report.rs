@@ -122,6 +122,9 @@ pub struct Tallies {
     pub unknown: u64,
     /// Of those, the ones written to the kept shards: undecided positions in the output.
     pub unknown_kept: u64,
+    /// Of the unknowns, those the wall-time guard (`filter.mate.time_ms`) stopped before
+    /// the node budget: while this is not 0, the output depends on the machine's speed.
+    pub unknown_timed_out: u64,
     /// df-pn nodes searched in total (verdicts answered by the cache not counted again).
     pub nodes: u64,
     /// Positions answered by the verdict cache instead of a new search.
@@ -194,6 +197,13 @@ impl Report {
             self.threads,
             HumanCount(self.tallies.nodes)
         ));
+        if self.tallies.unknown_timed_out > 0 {
+            s.push_str(&format!(
+                "  {} positions stopped on the wall-time guard (filter.mate.time_ms) before \
+                 the node budget: this output may differ on a faster or less loaded machine\n",
+                HumanCount(self.tallies.unknown_timed_out)
+            ));
+        }
         if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {
             s.push_str(&format!(
                 "  {n} input file(s) could not be read to the end: see rejected.jsonl\n"

@@ -59,6 +59,8 @@ pub struct RecordOutcome {
     pub nodes: u64,
     /// The solver ran out of budget (the record is kept).
     pub unknown: bool,
+    /// That was the wall-time guard, not the node budget.
+    pub timed_out: bool,
     /// The verdict came from the run's verdict cache: `nodes` were not searched again.
     pub cached: bool,
     /// The move field is not a legal move in the position.
@@ -310,6 +312,7 @@ impl Worker {
             };
             r.nodes = v.nodes;
             r.unknown = v.result == MateResult::Unknown;
+            r.timed_out = v.timed_out;
             if let Some(reason) = drop_reason(v.result) {
                 let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
                 r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
@@ -374,6 +377,7 @@ impl RecordOutcome {
             out: 0..0,
             nodes: 0,
             unknown: false,
+            timed_out: false,
             cached: false,
             move_illegal: false,
             move_cleared: false,
@@ -460,6 +464,7 @@ fn terminal_only(pos: &Position) -> Verdict {
         plies: 0,
         pv: Vec::new(),
         nodes: 0,
+        timed_out: false,
     }
 }
 

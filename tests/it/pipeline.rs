@@ -755,6 +755,37 @@ fn unknowns_dropped_as_duplicates_are_not_counted_as_kept() {
 }
 
 #[test]
+fn wall_time_guard_hits_are_counted_and_announced() {
+    let dir = TempDir::new("timed-out");
+    let input = dir.join("in.psfen");
+    std::fs::write(
+        &input,
+        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..200 * 32],
+    )
+    .unwrap();
+    // A budget no position reaches within 1 ms: every unknown is the clock's.
+    let cfg = config(
+        &dir,
+        &[&input],
+        "[filter.mate]\nnodes = 100000000\ntime_ms = 1\n",
+    );
+    let out = dir.join("out");
+    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    let r = report(&out);
+    let timed_out = r["unknown_timed_out"].as_u64().unwrap();
+    assert!(timed_out > 0, "{r}");
+    assert_eq!(r["unknown"].as_u64(), Some(timed_out));
+    assert!(log.contains("wall-time guard"), "{log}");
+    // Node budgets alone never trip it.
+    let cfg = config(&dir, &[&input], "[filter.mate]\nnodes = 1000\n");
+    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    let r = report(&out);
+    assert!(r["unknown"].as_u64().unwrap() > 0);
+    assert_eq!(r["unknown_timed_out"], 0);
+    assert!(!log.contains("wall-time guard"), "{log}");
+}
+
+#[test]
 fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     let dir = TempDir::new("rerun");
     let input = dir.join("in.psfen");
