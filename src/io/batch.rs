@@ -22,7 +22,7 @@
 //!   ([`Batch::unreadable`] says why), then goes on with the next file: the run rejects the
 //!   rest as one record and counts it instead of stopping.
 
-use super::input::{open_stream, read_until_error, InputError};
+use super::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
 use crate::codec::Format;
 use std::io::BufRead;
@@ -101,6 +101,9 @@ pub struct Batch {
     spans: Vec<(u32, u32)>,
     /// Whether the first record starts a game.
     first_new_game: bool,
+    /// Bytes of the file on disk read when this batch was cut (compressed bytes for .zst,
+    /// where the decoder reads a little ahead): for progress over a known total.
+    pub disk_end: u64,
     /// Set on the batch that stands for the unreadable rest of a broken stream: the read
     /// error. Such a batch has one empty record at the offset of the break.
     broken: Option<String>,
@@ -212,6 +215,8 @@ pub struct Batches {
     opts: BatchOptions,
     file: usize,
     stream: Option<Box<dyn BufRead + Send>>,
+    /// How far `stream` has read into its file on disk.
+    disk: Option<DiskPosition>,
     path: Arc<PathBuf>,
     offset: u64,
     next_index: u64,
@@ -247,6 +252,7 @@ impl Batches {
             },
             file: 0,
             stream: None,
+            disk: None,
             path: Arc::new(PathBuf::new()),
             offset: 0,
             next_index: 0,
@@ -366,6 +372,7 @@ impl Iterator for Batches {
                     bytes: Vec::new(),
                     spans: Vec::new(),
                     first_new_game: true,
+                    disk_end: self.disk.as_ref().map_or(0, DiskPosition::len),
                     broken: Some(reason),
                 };
                 self.seq += 1;
@@ -375,8 +382,11 @@ impl Iterator for Batches {
                 return Some(Ok(batch));
             }
             if self.stream.is_none() {
-                match open_stream(&spec.path) {
-                    Ok(s) => self.stream = Some(s),
+                match open_stream_tracked(&spec.path) {
+                    Ok((s, disk)) => {
+                        self.stream = Some(s);
+                        self.disk = Some(disk);
+                    }
                     Err(e) => {
                         self.failed = true;
                         return Some(Err(e));
@@ -422,6 +432,7 @@ impl Iterator for Batches {
                 bytes,
                 spans,
                 first_new_game,
+                disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
                 broken: None,
             };
             let n = batch.len();

@@ -18,6 +18,8 @@ use memmap2::{Advice, Mmap, MmapOptions};
 use std::fs::File;
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Bytes mapped at a time.
@@ -127,6 +129,9 @@ pub struct MappedReader {
     map_offset: u64,
     pos: usize,
     window: usize,
+    /// Bytes of the file consumed so far, for a reader behind a decoder (see
+    /// [`open_stream_tracked`]).
+    consumed: Arc<AtomicU64>,
 }
 
 impl MappedReader {
@@ -146,6 +151,7 @@ impl MappedReader {
             map_offset: 0,
             pos: 0,
             window: window.max(1),
+            consumed: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -188,6 +194,9 @@ impl BufRead for MappedReader {
 
     fn consume(&mut self, amt: usize) {
         self.pos += amt;
+        // With no window mapped (at the end), `pos` belongs to the window unmapped before.
+        let at = self.map_offset + self.map.as_ref().map_or(0, |_| self.pos as u64);
+        self.consumed.store(at, Ordering::Relaxed);
     }
 }
 
@@ -212,13 +221,50 @@ pub fn is_zstd(path: &Path) -> Result<bool, InputError> {
 /// Opens a file as a stream of its (decompressed) bytes: the map itself, or a zstd decoder
 /// reading from the map.
 pub fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
-    let reader = MappedReader::open(path)?;
-    if is_zstd(path)? {
-        let dec = zstd::stream::read::Decoder::with_buffer(reader).map_err(io_err(path))?;
-        Ok(Box::new(io::BufReader::with_capacity(1 << 20, dec)))
-    } else {
-        Ok(Box::new(reader))
+    open_stream_tracked(path).map(|(stream, _)| stream)
+}
+
+/// How far a stream has read into its file on disk: compressed bytes for .zst, so that
+/// progress over compressed inputs has a known total.
+#[derive(Clone, Debug)]
+pub struct DiskPosition {
+    consumed: Arc<AtomicU64>,
+    len: u64,
+}
+
+impl DiskPosition {
+    /// Bytes of the file read so far (a decoder reads a little ahead of what it hands out).
+    pub fn get(&self) -> u64 {
+        self.consumed.load(Ordering::Relaxed)
     }
+
+    /// The file's size on disk.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// [`open_stream`] with a handle on how far it has read into the file.
+pub fn open_stream_tracked(
+    path: &Path,
+) -> Result<(Box<dyn BufRead + Send>, DiskPosition), InputError> {
+    let reader = MappedReader::open(path)?;
+    let position = DiskPosition {
+        consumed: reader.consumed.clone(),
+        len: reader.len,
+    };
+    let stream: Box<dyn BufRead + Send> = if is_zstd(path)? {
+        let dec = zstd::stream::read::Decoder::with_buffer(reader).map_err(io_err(path))?;
+        Box::new(io::BufReader::with_capacity(1 << 20, dec))
+    } else {
+        Box::new(reader)
+    };
+    Ok((stream, position))
 }
 
 /// Reads until `buf` is full or the stream ends; returns the bytes read.

@@ -128,6 +128,16 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             _ => None,
         })
         .sum();
+    // Progress counts bytes on disk: file `i` starts at `disk_start[i]` of the whole input.
+    let disk_start: Vec<u64> = detections
+        .iter()
+        .scan(0u64, |done, d| {
+            let start = *done;
+            *done += d.file_bytes;
+            Some(start)
+        })
+        .collect();
+    let disk_total = detections.iter().map(|d| d.file_bytes).sum();
 
     let dedup = if settings.dedup {
         // Growing the index re-places every key it holds; size it for the input up front
@@ -165,7 +175,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let workers: Vec<Mutex<Worker>> = (0..threads)
         .map(|_| Mutex::new(Worker::new(&settings)))
         .collect();
-    let progress = Progress::new(total, config.progress);
+    let progress = Progress::new(disk_total, config.progress);
     let specs = paths
         .iter()
         .zip(&detections)
@@ -233,6 +243,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             pending.insert(seq, (batch, outcome));
             while let Some((batch, mut outcome)) = pending.remove(&committed) {
                 commit.apply(batch.format, &outcome).map_err(out_err)?;
+                let disk_done = disk_start.get(batch.file).copied().unwrap_or(0) + batch.disk_end;
                 outcome.recycle();
                 if let Ok(mut s) = spare.lock() {
                     s.push(outcome);
@@ -240,7 +251,12 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
                 batches.recycle(batch);
                 committed += 1;
                 let c = &commit.counts;
-                progress.counts(c.kept, c.dropped.total(), commit.tallies.unknown_kept);
+                progress.committed(
+                    disk_done,
+                    c.kept,
+                    c.dropped.total(),
+                    commit.tallies.unknown_kept,
+                );
             }
         }
     })?;

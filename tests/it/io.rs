@@ -129,6 +129,38 @@ fn mapped_windows_and_zstd_stream_read_every_byte() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// Batches say how far into their file on disk they were cut: for a plain file exactly the
+/// bytes of the records so far (a psv batch may have read the next game's first record
+/// ahead), for a .zst file a rising count of compressed bytes that ends at the file's size.
+#[test]
+fn batches_track_their_position_in_the_file_on_disk() {
+    let d = tmpdir("disk");
+    let psv = teacher("codec/teacher.psv.zst");
+    let plain = d.join("t.psv");
+    std::fs::write(&plain, &psv[..40 * 20_000]).unwrap();
+    let compressed = data("codec/teacher.psv.zst");
+    for (path, aligned) in [(&plain, false), (&plain, true), (&compressed, true)] {
+        let opts = BatchOptions {
+            records: 1000,
+            align_games: aligned,
+        };
+        let size = std::fs::metadata(path).unwrap().len();
+        let mut last = 0;
+        for b in batches_of(path, Format::Psv, opts) {
+            let b = b.unwrap();
+            let end = b.offset + b.bytes.len() as u64;
+            assert!(b.disk_end >= last && b.disk_end <= size);
+            if path == &plain {
+                let ahead = b.disk_end - end;
+                assert!(ahead == 0 || aligned && ahead == 40, "{ahead} bytes ahead");
+            }
+            last = b.disk_end;
+        }
+        assert_eq!(last, size, "{}", path.display());
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// Game starts and aligned batches agree with the teacher game table.
 #[test]
 fn psv_batches_games_and_alignment() {
