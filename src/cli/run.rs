@@ -26,6 +26,24 @@ pub fn run(
             quiet,
         },
     )?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if config.threads > cores && !quiet {
+        // More workers than cores only add switching, and with the solver on, a table each.
+        let tables = if config.raw.filter.mate.enabled {
+            let mb = config.raw.workers.table_mb;
+            format!(
+                ", and each holds its own {mb} MiB table ({} MiB in all)",
+                config.threads * mb
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "posfilter: warning: {} worker threads on {cores} cores: threads beyond the cores \
+             only add switching{tables}; `--threads 0` uses every core",
+            config.threads
+        );
+    }
     let report = pipeline::run(&config)
         .with_context(|| format!("run of {} failed", config_path.display()))?;
     if !quiet {

@@ -786,6 +786,47 @@ fn wall_time_guard_hits_are_counted_and_announced() {
 }
 
 #[test]
+fn more_threads_than_cores_warn_and_change_no_output() {
+    let dir = TempDir::new("oversubscribed");
+    let input = dir.join("in.psfen");
+    std::fs::write(
+        &input,
+        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..300 * 32],
+    )
+    .unwrap();
+    let cfg = config(
+        &dir,
+        &[&input],
+        "[workers]\ntable_mb = 1\nbatch_records = 16\n[filter.mate]\nnodes = 2000\n",
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (4 * cores + 1).to_string();
+    let (one, lots) = (dir.join("one"), dir.join("many"));
+    let log = run_ok(&[
+        "run",
+        &cfg,
+        "--out",
+        one.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    assert!(!log.contains("warning"), "{log}");
+    let log = run_ok(&[
+        "run",
+        &cfg,
+        "--out",
+        lots.to_str().unwrap(),
+        "--threads",
+        &many,
+    ]);
+    assert!(
+        log.contains(&format!("{many} worker threads on {cores} cores")),
+        "{log}"
+    );
+    same_outputs(&one, &lots, &[]);
+}
+
+#[test]
 fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     let dir = TempDir::new("rerun");
     let input = dir.join("in.psfen");
