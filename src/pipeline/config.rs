@@ -9,6 +9,7 @@
 
 use crate::filter::{DeclarationConfig, DedupConfig, EnteringKingConfig, RepetitionConfig};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -33,10 +34,15 @@ pub enum ConfigError {
         message: String,
     },
     /// A value that parses but makes no sense.
-    #[error("{path}: key `{key}`: {reason}")]
+    #[error(
+        "{path}: {}key `{key}`: {reason}",
+        line.map_or(String::new(), |l| format!("line {l}: "))
+    )]
     Value {
         /// The config file.
         path: PathBuf,
+        /// The line that sets the key (`None` when the file leaves it at its default).
+        line: Option<usize>,
         /// Dotted key, e.g. `output.shard_records`.
         key: &'static str,
         /// What is wrong and what would be valid.
@@ -205,6 +211,35 @@ pub struct RawConfig {
     pub filter: FilterConfig,
     /// `[mates]`.
     pub mates: MatesConfig,
+    /// The line (from 1) of each dotted key the file sets, for error messages.
+    #[serde(skip)]
+    pub key_lines: BTreeMap<String, usize>,
+}
+
+/// The line (from 1) of every `key = value` in TOML `text`, by dotted key (table headers
+/// prefixed). A plain scan, enough to point an error at its line; parsing proper is toml's.
+fn key_lines(text: &str) -> BTreeMap<String, usize> {
+    let mut lines = BTreeMap::new();
+    let mut table = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            if let Some(end) = header.find(']') {
+                table = header[..end].trim_matches(['[', ' ']).to_string();
+            }
+        } else if let Some((key, _)) = line.split_once('=') {
+            let key = key.trim().trim_matches('"');
+            if !key.is_empty() && !key.starts_with('#') {
+                let dotted = if table.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{table}.{key}")
+                };
+                lines.entry(dotted).or_insert(i + 1);
+            }
+        }
+    }
+    lines
 }
 
 impl Default for InputConfig {
@@ -270,6 +305,12 @@ impl Default for MatesConfig {
     }
 }
 
+/// The largest `workers.batch_records` (a batch of 40-byte records is then 40 MiB).
+pub const MAX_BATCH_RECORDS: usize = 1 << 20;
+/// The largest `workers.table_mb` and `filter.mate.cache_mb` (a typo of a few zeros would
+/// otherwise abort on the allocation).
+pub const MAX_MIB: usize = 1 << 16;
+
 /// Automatic batch size with the mate filter on.
 pub const AUTO_BATCH_MATE: usize = 256;
 /// Automatic batch size with the mate filter off.
@@ -307,10 +348,12 @@ pub struct Overrides {
 impl RawConfig {
     /// Parses TOML text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let mut raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
-        })
+        })?;
+        raw.key_lines = key_lines(text);
+        Ok(raw)
     }
 
     /// Reads and parses a config file.
@@ -343,8 +386,10 @@ impl Config {
         path: &Path,
         overrides: &Overrides,
     ) -> Result<Config, ConfigError> {
+        let lines = raw.key_lines.clone();
         let bad = |key: &'static str, reason: String| ConfigError::Value {
             path: path.to_path_buf(),
+            line: lines.get(key).copied(),
             key,
             reason,
         };
@@ -395,6 +440,27 @@ impl Config {
                 "workers.table_mb",
                 "must be at least 1 (MiB per worker)".into(),
             ));
+        }
+        if raw.workers.batch_records > MAX_BATCH_RECORDS {
+            return Err(bad(
+                "workers.batch_records",
+                format!(
+                    "{} is more than {MAX_BATCH_RECORDS}: a batch is read into memory whole and \
+                     up to 16 per worker thread are in flight (0 = automatic)",
+                    raw.workers.batch_records
+                ),
+            ));
+        }
+        for (key, mib) in [
+            ("workers.table_mb", raw.workers.table_mb),
+            ("filter.mate.cache_mb", raw.filter.mate.cache_mb),
+        ] {
+            if mib > MAX_MIB {
+                return Err(bad(
+                    key,
+                    format!("{mib} is more than {MAX_MIB} (MiB; the default 64 is plenty)"),
+                ));
+            }
         }
         if raw.filter.mate.enabled && raw.filter.mate.nodes == 0 {
             return Err(bad(
@@ -474,6 +540,18 @@ mod tests {
         assert_eq!(without.batch_records(), AUTO_BATCH_NO_MATE);
         let set = parse("[input]\npaths = [\"a\"]\n[workers]\nbatch_records = 77\n").unwrap();
         assert_eq!(set.batch_records(), 77);
+    }
+
+    #[test]
+    fn key_lines_follow_tables_and_dotted_keys() {
+        let text = "# comment = no\n[input]\npaths = [\"a\",\n  \"b\"]\n\n[filter]\n\
+                    mate.nodes = 5\n[filter.mate]\n  time_ms=3 # guard\n[[odd]]\nx = 1\n";
+        let lines = key_lines(text);
+        assert_eq!(lines.get("input.paths"), Some(&3));
+        assert_eq!(lines.get("filter.mate.nodes"), Some(&7));
+        assert_eq!(lines.get("filter.mate.time_ms"), Some(&9));
+        assert_eq!(lines.get("odd.x"), Some(&11));
+        assert!(!lines.keys().any(|k| k.contains('#')), "{lines:?}");
     }
 
     #[test]

@@ -902,7 +902,15 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
         ),
         (
             "[input]\npaths = [\"x.psv\"]\n[workers]\ntable_mb = 0\n",
-            &["workers.table_mb"][..],
+            &["workers.table_mb", "line 4"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\ntable_mb = 6400000\n",
+            &["workers.table_mb", "line 4", "6400000", "65536"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\nbatch_records = 100000000\n",
+            &["workers.batch_records", "line 4", "1048576", "into memory"][..],
         ),
         (
             "[input]\npaths = [\"missing-*.psv\"]\n",
@@ -914,7 +922,7 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
         ),
         (
             "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"batch\"\n",
-            &["filter.mate.table_scope", "cache_mb = 0"][..],
+            &["filter.mate.table_scope", "line 4", "cache_mb = 0"][..],
         ),
     ];
     for (text, needles) in cases {
