@@ -45,6 +45,9 @@ pub enum InputError {
     /// A path or pattern matched no file.
     #[error("{0:?} matches no file")]
     NoMatch(String),
+    /// A path names a directory, not files.
+    #[error("{0:?} is a directory: name its files, e.g. \"{0}/*.psv\"")]
+    Directory(String),
     /// An I/O error on a file.
     #[error("{}: {err}", path.display())]
     Io {
@@ -106,6 +109,11 @@ pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
             found.sort();
         }
         if found.is_empty() {
+            if Path::new(pattern).is_dir() {
+                return Err(InputError::Directory(
+                    pattern.trim_end_matches('/').to_string(),
+                ));
+            }
             return Err(InputError::NoMatch(pattern.clone()));
         }
         for p in found {

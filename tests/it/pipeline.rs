@@ -917,6 +917,10 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
             &["missing-*.psv", "matches no file"][..],
         ),
         (
+            "[input]\npaths = [\"../\"]\n",
+            &["is a directory", "/*.psv"][..],
+        ),
+        (
             "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"game\"\n",
             &["game", "line 4", "position", "batch"][..],
         ),
