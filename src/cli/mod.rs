@@ -68,10 +68,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Show a data file's format (and why), record count and statistics.
+    /// Show data files' formats (and why), record counts and statistics, one file at a time.
     Inspect {
-        /// The file (any supported format, optionally zstd-compressed).
-        file: std::path::PathBuf,
+        /// The files (any supported format, optionally zstd-compressed), each reported on
+        /// its own.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -109,10 +111,15 @@ pub fn run() -> Result<ExitCode> {
             json,
         } => mate::run(&sfen, nodes, table_mb, json),
         Command::Inspect {
-            file,
+            files,
             json,
             dump,
             format,
-        } => inspect::run(&file, format, json, dump),
+        } => {
+            for file in &files {
+                inspect::run(file, format, json, dump)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

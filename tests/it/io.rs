@@ -571,5 +571,21 @@ fn inspect_reports_counts_malformed_and_dumps() {
         "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
     );
     assert_eq!(first[3], "1");
+    // Several files: one report each, in the order given.
+    let hcpe = data("codec/teacher.hcpe.zst");
+    let (stdout, _) = run_inspect(&["--json", hcpe.to_str().unwrap()], &p);
+    let reports: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(
+        (&reports[0]["format"], &reports[0]["records"]),
+        (&v["format"], &v["records"])
+    );
+    assert_eq!(
+        (&reports[1]["format"], &reports[1]["records"]),
+        (&"hcpe".into(), &97_609.into())
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }
