@@ -8,6 +8,7 @@
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
+//! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
 //! costs and buys, see the README).
 
@@ -39,8 +40,13 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The position file: `MATE_BENCH_FILE`, or the bundled set.
+fn position_file() -> PathBuf {
+    std::env::var_os("MATE_BENCH_FILE").map_or_else(|| data("dfpn_bench.sfen"), PathBuf::from)
+}
+
 fn positions() -> Vec<Position> {
-    let text = std::fs::read_to_string(data("dfpn_bench.sfen")).expect("bench data");
+    let text = std::fs::read_to_string(position_file()).expect("bench data");
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| Position::from_sfen(l.trim()).expect("bench SFEN"))
@@ -72,7 +78,7 @@ fn run_peer(nodes: u64) -> Option<serde_json::Value> {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/mate_peer.py");
     let out = Command::new("python3")
         .arg(script)
-        .arg(data("dfpn_bench.sfen"))
+        .arg(position_file())
         .arg(nodes.to_string())
         .output()
         .ok()?;
