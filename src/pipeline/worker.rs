@@ -492,7 +492,6 @@ fn mate_out(
     let score = (32000 - v.plies.min(32000) as i32) as i16;
     let score = if winning { score } else { -score };
     let first = v.pv.first().copied();
-    let side = pos.side_to_move();
     let fields = TeacherFields {
         score,
         raw_move: first
@@ -513,7 +512,6 @@ fn mate_out(
         game_result: GameResult::Psv(if winning { 1 } else { -1 }),
         padding: 0,
     };
-    let _ = side;
     let mut binary = Vec::new();
     if codec::encode(format, pos, Some(&fields), &mut binary).is_err() {
         binary.clear();
