@@ -104,7 +104,7 @@ mod tests {
         let starts = [
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
             "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
-            "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLP2r2b3g3s3n3l17p 1",
+            "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrb3g3s3n3l17p 1",
         ];
         let mut truth: HashMap<u64, Vec<Move>> = HashMap::new();
         let mut order = Vec::new();

@@ -22,6 +22,11 @@ pub fn walk(
         let Ok(mut pos) = Position::from_sfen(sfen) else {
             panic!("bad test SFEN {sfen}");
         };
+        // An impossible start (more pieces of a kind than exist) would overflow a hand
+        // count a few captures later, which only debug builds notice.
+        if let Err(e) = pos.validate() {
+            panic!("impossible test SFEN {sfen}: {e}");
+        }
         for _ in 0..plies {
             visit(&pos);
             seed ^= seed << 13;
