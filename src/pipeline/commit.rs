@@ -286,7 +286,7 @@ impl Commit {
                 let line = json!({
                     "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
                     "decision": "rejected", "detail": reason.to_string(),
-                    "raw": extra.raw_hex,
+                    "raw": extra.raw_hex, "bytes": extra.raw_len,
                 });
                 self.rejected.write_json_line(&line)?;
             }

@@ -85,9 +85,15 @@ pub struct RecordExtra {
     pub open_path_detail: Value,
     /// For repetition drops: `exact` or `inferior`, and whether it was perpetual check.
     pub repetition: Option<(&'static str, bool)>,
-    /// For rejects: the raw record bytes, hex.
+    /// For rejects: the raw record bytes, hex (the first [`MAX_RAW_BYTES`] of them).
     pub raw_hex: Option<String>,
+    /// For rejects: the record's length in bytes.
+    pub raw_len: usize,
 }
+
+/// The most bytes of a rejected record written to rejected.jsonl: a text file read with the
+/// wrong format can hold one enormous "line".
+pub const MAX_RAW_BYTES: usize = 4096;
 
 /// The extra part of a record without one.
 static NO_EXTRA: RecordExtra = RecordExtra {
@@ -96,6 +102,7 @@ static NO_EXTRA: RecordExtra = RecordExtra {
     open_path_detail: Value::Null,
     repetition: None,
     raw_hex: None,
+    raw_len: 0,
 };
 
 /// A processed batch: outcomes in input order and the bytes of kept records.
@@ -399,7 +406,8 @@ impl RecordOutcome {
     fn reject(mut self, reason: RejectReason, bytes: &[u8]) -> RecordOutcome {
         let extra = self.extra_mut();
         extra.detail = json!(reason.to_string());
-        extra.raw_hex = Some(hex(bytes));
+        extra.raw_hex = Some(hex(&bytes[..bytes.len().min(MAX_RAW_BYTES)]));
+        extra.raw_len = bytes.len();
         self.decision = Decision::Reject(reason);
         self
     }

@@ -663,6 +663,29 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     let r = report(&out);
     assert_eq!(reconciles(&r), 12);
     assert_eq!(r["records"]["rejected"], 2);
+    assert_eq!(rejected[0]["bytes"], 32);
+    // A huge garbage line (a file read with the wrong format) is rejected with its length
+    // and only its first 4 KiB in hex; the lines around it are read as usual.
+    let text = format!(
+        "4k4/9/9/9/9/9/9/9/4K4 b G 1\n{}\n4k4/9/9/9/9/9/9/9/4K4 w g 1\n",
+        "x".repeat(100_000)
+    );
+    let path = dir.join("long.sfen");
+    std::fs::write(&path, text).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(
+        (rejected[0]["index"].as_u64(), rejected[0]["bytes"].as_u64()),
+        (Some(1), Some(100_000))
+    );
+    assert_eq!(rejected[0]["raw"].as_str().unwrap(), "78".repeat(4096));
+    assert_eq!(reconciles(&report(&out)), 3);
 }
 
 #[test]
