@@ -10,7 +10,10 @@
 //!   more record of that length, so decoding rejects it with its offset and nothing is lost;
 //!   [`Batch::tail`] also reports it.
 //! - Text files: one record per non-blank line (the newline and a trailing `\r` are not part
-//!   of the record); blank lines are skipped and get no index.
+//!   of the record); blank lines are skipped and get no index. A line longer than
+//!   [`MAX_LINE`] (a file read with the wrong format) is one record holding only its first
+//!   [`MAX_LINE`] bytes, last in its batch, and [`Batch::overlong`] gives its full length, so
+//!   that memory stays bounded and the record is rejected, never read as a shorter one.
 //! - psv game boundaries: a record starts a new game when its gamePly is not greater than the
 //!   previous record's of the same file (and at the start of each file). With
 //!   [`BatchOptions::align_games`] a psv batch is cut only at a game start, so a whole game is
@@ -25,9 +28,14 @@
 use super::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
 use crate::codec::Format;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The longest text line read whole (a USI game of thousands of plies is a few tens of KB).
+pub const MAX_LINE: usize = 1 << 20;
+/// A text batch stops growing at this many bytes, whatever its record count.
+const MAX_TEXT_BATCH: usize = 64 << 20;
 
 /// How to cut batches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +115,9 @@ pub struct Batch {
     /// Set on the batch that stands for the unreadable rest of a broken stream: the read
     /// error. Such a batch has one empty record at the offset of the break.
     broken: Option<String>,
+    /// The full length of the batch's last record when that is a text line longer than
+    /// [`MAX_LINE`] (its bytes hold only the first [`MAX_LINE`]).
+    pub overlong: Option<u64>,
 }
 
 impl Batch {
@@ -217,6 +228,9 @@ pub struct Batches {
     stream: Option<Box<dyn BufRead + Send>>,
     /// How far `stream` has read into its file on disk.
     disk: Option<DiskPosition>,
+    /// Bytes of an overlong line read past its kept part: the next batch starts that much
+    /// further into the file, and the batch just cut gets `overlong`.
+    skipped: Option<(u64, u64)>,
     path: Arc<PathBuf>,
     offset: u64,
     next_index: u64,
@@ -253,6 +267,7 @@ impl Batches {
             file: 0,
             stream: None,
             disk: None,
+            skipped: None,
             path: Arc::new(PathBuf::new()),
             offset: 0,
             next_index: 0,
@@ -328,9 +343,11 @@ impl Batches {
         let Some(stream) = self.stream.as_mut() else {
             return Ok((bytes, spans));
         };
-        while spans.len() < self.opts.records && bytes.len() < u32::MAX as usize / 2 {
+        while spans.len() < self.opts.records && bytes.len() < MAX_TEXT_BATCH {
             let start = bytes.len();
-            let n = match stream.read_until(b'\n', &mut bytes) {
+            let n = match Read::take(&mut **stream, MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut bytes)
+            {
                 Ok(n) => n,
                 Err(e) => {
                     // The line cut by the break is no record (a USI move list cut short
@@ -341,6 +358,39 @@ impl Batches {
                 }
             };
             if n == 0 {
+                break;
+            }
+            if n > MAX_LINE && bytes.last() != Some(&b'\n') {
+                // Keep the first MAX_LINE bytes; skip the rest of the line, newline included.
+                bytes.truncate(start + MAX_LINE);
+                let mut skipped = 1u64; // the byte read past MAX_LINE
+                let mut newline = false;
+                loop {
+                    let buf = match stream.fill_buf() {
+                        Ok(buf) => buf,
+                        Err(e) => {
+                            bytes.truncate(start);
+                            self.broken = Some((self.offset + start as u64, e.to_string()));
+                            return Ok((bytes, spans));
+                        }
+                    };
+                    if buf.is_empty() {
+                        break;
+                    }
+                    let (used, found) = match buf.iter().position(|&b| b == b'\n') {
+                        Some(i) => (i + 1, true),
+                        None => (buf.len(), false),
+                    };
+                    stream.consume(used);
+                    skipped += used as u64;
+                    if found {
+                        newline = true;
+                        break;
+                    }
+                }
+                spans.push((start as u32, MAX_LINE as u32));
+                let len = (MAX_LINE as u64 + skipped) - newline as u64;
+                self.skipped = Some((skipped, len));
                 break;
             }
             let mut line = &bytes[start..];
@@ -374,6 +424,7 @@ impl Iterator for Batches {
                     first_new_game: true,
                     disk_end: self.disk.as_ref().map_or(0, DiskPosition::len),
                     broken: Some(reason),
+                    overlong: None,
                 };
                 self.seq += 1;
                 self.next_index += 1;
@@ -422,7 +473,7 @@ impl Iterator for Batches {
                 (Some(prev), Some(cur)) => cur <= prev,
                 _ => true,
             };
-            let batch = Batch {
+            let mut batch = Batch {
                 seq: self.seq,
                 file: self.file,
                 path: self.path.clone(),
@@ -434,6 +485,7 @@ impl Iterator for Batches {
                 first_new_game,
                 disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
                 broken: None,
+                overlong: None,
             };
             let n = batch.len();
             if n == 0 {
@@ -447,6 +499,10 @@ impl Iterator for Batches {
             }
             self.seq += 1;
             self.offset += batch.bytes.len() as u64;
+            if let Some((skipped, len)) = self.skipped.take() {
+                self.offset += skipped;
+                batch.overlong = Some(len);
+            }
             self.next_index += n as u64;
             return Some(Ok(batch));
         }

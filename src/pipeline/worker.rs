@@ -185,8 +185,26 @@ impl Worker {
         // Binary records are decoded two at a time (interleaved: faster), then decided one
         // by one in input order.
         let pairs = !batch.format.is_text();
+        let last_index = (batch.first_index + batch.len() as u64).saturating_sub(1);
         let mut records = batch.iter();
         while let Some(first) = records.next() {
+            if let Some(len) = batch.overlong.filter(|_| first.index == last_index) {
+                // Only its first MAX_LINE bytes were read: rejected, never decoded (a USI
+                // line cut short could read as another, valid record).
+                let why = format!(
+                    "line of {len} bytes, longer than any {} record can be ({} at most)",
+                    batch.format,
+                    crate::io::batch::MAX_LINE
+                );
+                outcome.records.push(RecordOutcome {
+                    index: first.index,
+                    file: batch.file as u32,
+                    offset: first.offset,
+                    ..RecordOutcome::new().reject(RejectReason::Malformed(why), first.bytes)
+                });
+                tick(1);
+                continue;
+            }
             let second = if pairs { records.next() } else { None };
             let decoded = match &second {
                 Some(next) => {

@@ -407,6 +407,43 @@ fn text_batches_skip_blank_lines() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// A line longer than MAX_LINE is one record of its first MAX_LINE bytes, last in its batch,
+/// with its full length in `overlong`; the records around it keep their indices and offsets.
+#[test]
+fn overlong_text_lines_are_cut_and_flagged() {
+    use posfilter::io::batch::MAX_LINE;
+    let d = tmpdir("overlong");
+    let p = d.join("x.sfen");
+    let a = "4k4/9/9/9/9/9/9/9/4K4 b G 1";
+    let long = "x".repeat(3 * MAX_LINE + 5);
+    let tail = "y".repeat(MAX_LINE + 1);
+    let text = format!("{a}\n{long}\n{a}\r\n\n{a}\n{tail}");
+    std::fs::write(&p, &text).unwrap();
+    let mut recs = Vec::new();
+    for b in batches_of(&p, Format::Sfen, BatchOptions::default()) {
+        let b = b.unwrap();
+        let n = b.len();
+        for (i, r) in b.iter().enumerate() {
+            let flagged = if i + 1 == n { b.overlong } else { None };
+            recs.push((r.index, r.offset, r.bytes.len(), flagged));
+        }
+    }
+    let at_a2 = (a.len() + 1 + long.len() + 1) as u64;
+    let at_a3 = at_a2 + (a.len() + 3) as u64;
+    let at_tail = at_a3 + (a.len() + 1) as u64;
+    assert_eq!(
+        recs,
+        vec![
+            (0, 0, a.len(), None),
+            (1, (a.len() + 1) as u64, MAX_LINE, Some(long.len() as u64)),
+            (2, at_a2, a.len(), None),
+            (3, at_a3, a.len(), None),
+            (4, at_tail, MAX_LINE, Some(tail.len() as u64)),
+        ]
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// Bitwise CRC-32 (IEEE, reflected), the textbook definition.
 fn crc32_reference(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;

@@ -69,6 +69,15 @@ fn reconciles(r: &Value) -> u64 {
     input
 }
 
+/// The JSON values of a JSONL file, one per line.
+fn jsonl_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn first_lines(text: &str, n: usize) -> String {
     text.lines().take(n).map(|l| format!("{l}\n")).collect()
 }
@@ -635,11 +644,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
     let out = dir.join("out");
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 2);
     assert_eq!(
         (
@@ -674,17 +679,39 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     std::fs::write(&path, text).unwrap();
     let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 1);
     assert_eq!(
         (rejected[0]["index"].as_u64(), rejected[0]["bytes"].as_u64()),
         (Some(1), Some(100_000))
     );
     assert_eq!(rejected[0]["raw"].as_str().unwrap(), "78".repeat(4096));
+    assert_eq!(reconciles(&report(&out)), 3);
+    // A USI line longer than any game (a king shuffle of 60,000 cycles) is cut where its
+    // kept part ends right after a whole move, so that part alone would read as a legal,
+    // different position: it is rejected for its length, never decoded.
+    let mut head =
+        "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1".to_string();
+    while (head.len() + " moves ".len()) % 5 != posfilter::io::batch::MAX_LINE % 5 {
+        head.push('0');
+    }
+    let line = format!("{head} moves {}", "5i4h 5a4b 4h5i 4b5a ".repeat(60_000));
+    let path = dir.join("long.usi");
+    std::fs::write(
+        &path,
+        format!("startpos moves 7g7f\n{}\nstartpos\n", line.trim_end()),
+    )
+    .unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(rejected[0]["index"], 1);
+    let detail = rejected[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!("line of {} bytes", line.trim_end().len())),
+        "{detail}"
+    );
     assert_eq!(reconciles(&report(&out)), 3);
 }
 
@@ -715,10 +742,8 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let r = report(&out);
     assert_eq!(reconciles(&r), whole + 1 + 100);
     assert_eq!(r["rejected_reasons"]["unreadable"], 1);
-    let rejected: Vec<Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let rejected: Vec<Value> = jsonl_lines(&out.join("rejected.jsonl"))
+        .into_iter()
         .filter(|v: &Value| {
             v["detail"]
                 .as_str()
