@@ -69,6 +69,14 @@ fn reconciles(r: &Value) -> u64 {
     input
 }
 
+/// Writes the first `n` corpus start positions as PackedSfen to `dir/name`; returns the path.
+fn startpos_file(dir: &TempDir, name: &str, n: usize) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap();
+    std::fs::write(&path, &bytes[..n * 32]).unwrap();
+    path
+}
+
 /// The JSON values of a JSONL file, one per line.
 fn jsonl_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -144,12 +152,7 @@ fn walk(d: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn one_and_two_threads_write_identical_bytes() {
     let dir = TempDir::new("threads");
-    let psfen = dir.join("a.psfen");
-    std::fs::write(
-        &psfen,
-        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..1500 * 32],
-    )
-    .unwrap();
+    let psfen = startpos_file(&dir, "a.psfen", 1500);
     let psv = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv");
     let cfg = config(
         &dir,
@@ -492,12 +495,7 @@ fn decisions_agree_with_cshogi_labels() {
     // The first 3,000 corpus start positions at the oracle's budget (100,000 nodes).
     let dir = TempDir::new("labels");
     let n = 3000;
-    let psfen = dir.join("in.psfen");
-    std::fs::write(
-        &psfen,
-        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..n * 32],
-    )
-    .unwrap();
+    let psfen = startpos_file(&dir, "in.psfen", n);
     let cfg = config(
         &dir,
         &[&psfen],
@@ -729,12 +727,7 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
         zstd::stream::read::Decoder::new(&compressed[..compressed.len() * 2 / 3]).unwrap();
     assert!(std::io::Read::read_to_end(&mut dec, &mut readable).is_err());
     let whole = (readable.len() / 40) as u64;
-    let good = dir.join("good.psfen");
-    std::fs::write(
-        &good,
-        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..100 * 32],
-    )
-    .unwrap();
+    let good = startpos_file(&dir, "good.psfen", 100);
     let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
     let out = dir.join("out");
     let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
@@ -766,10 +759,8 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
 #[test]
 fn unknowns_dropped_as_duplicates_are_not_counted_as_kept() {
     let dir = TempDir::new("unknown-kept");
-    let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..300 * 32].to_vec();
-    let (a, b) = (dir.join("a.psfen"), dir.join("b.psfen"));
-    std::fs::write(&a, &bytes).unwrap();
-    std::fs::write(&b, &bytes).unwrap();
+    let a = startpos_file(&dir, "a.psfen", 300);
+    let b = startpos_file(&dir, "b.psfen", 300);
     let budget = "[filter.mate]\nnodes = 300\n";
     let alone = dir.join("alone");
     run_ok(&[
@@ -805,12 +796,7 @@ fn unknowns_dropped_as_duplicates_are_not_counted_as_kept() {
 #[test]
 fn wall_time_guard_hits_are_counted_and_announced() {
     let dir = TempDir::new("timed-out");
-    let input = dir.join("in.psfen");
-    std::fs::write(
-        &input,
-        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..200 * 32],
-    )
-    .unwrap();
+    let input = startpos_file(&dir, "in.psfen", 200);
     // A budget no position reaches within 1 ms: every unknown is the clock's.
     let cfg = config(
         &dir,
@@ -836,12 +822,7 @@ fn wall_time_guard_hits_are_counted_and_announced() {
 #[test]
 fn more_threads_than_cores_warn_and_change_no_output() {
     let dir = TempDir::new("oversubscribed");
-    let input = dir.join("in.psfen");
-    std::fs::write(
-        &input,
-        &std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..300 * 32],
-    )
-    .unwrap();
+    let input = startpos_file(&dir, "in.psfen", 300);
     let cfg = config(
         &dir,
         &[&input],
@@ -877,9 +858,7 @@ fn more_threads_than_cores_warn_and_change_no_output() {
 #[test]
 fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     let dir = TempDir::new("rerun");
-    let input = dir.join("in.psfen");
-    let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap();
-    std::fs::write(&input, &bytes[..600 * 32]).unwrap();
+    let input = startpos_file(&dir, "in.psfen", 600);
     let out = dir.join("out");
     let fresh = dir.join("fresh");
     let run = |extra: &str, out: &Path| {
