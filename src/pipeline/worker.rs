@@ -15,7 +15,7 @@ use crate::filter::{
     declaration::KingPath, Decision, DropReason, GameHistory, HistoryEntry, Perpetual,
     RejectReason, RepetitionKind, RepetitionScan,
 };
-use crate::io::batch::Batch;
+use crate::io::batch::{Batch, RecordRef};
 use crate::mate::{MateResult, Solver, Verdict};
 use crate::shogi::{Fingerprint, Move, Position};
 use serde_json::{json, Value};
@@ -171,12 +171,8 @@ impl Worker {
         if let Some(e) = batch.unreadable() {
             // The rest of a broken stream: one rejected record, and the run goes on.
             for rec in batch.iter() {
-                outcome.records.push(RecordOutcome {
-                    index: rec.index,
-                    file: batch.file as u32,
-                    offset: rec.offset,
-                    ..RecordOutcome::new().reject(RejectReason::Unreadable(e.to_string()), &[])
-                });
+                let r = RecordOutcome::new().reject(RejectReason::Unreadable(e.to_string()), &[]);
+                outcome.records.push(r.at(&rec, batch.file));
             }
             tick(1);
             return outcome;
@@ -196,12 +192,8 @@ impl Worker {
                     batch.format,
                     crate::io::batch::MAX_LINE
                 );
-                outcome.records.push(RecordOutcome {
-                    index: first.index,
-                    file: batch.file as u32,
-                    offset: first.offset,
-                    ..RecordOutcome::new().reject(RejectReason::Malformed(why), first.bytes)
-                });
+                let r = RecordOutcome::new().reject(RejectReason::Malformed(why), first.bytes);
+                outcome.records.push(r.at(&first, batch.file));
                 tick(1);
                 continue;
             }
@@ -234,12 +226,7 @@ impl Worker {
                     settings,
                     &mut outcome.out,
                 );
-                outcome.records.push(RecordOutcome {
-                    index: rec.index,
-                    file: batch.file as u32,
-                    offset: rec.offset,
-                    ..r
-                });
+                outcome.records.push(r.at(&rec, batch.file));
             }
         }
         tick(since_tick);
@@ -419,6 +406,16 @@ impl RecordOutcome {
     /// The extra part, created on first use.
     fn extra_mut(&mut self) -> &mut RecordExtra {
         self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// This outcome placed at record `rec` of input file `file`.
+    fn at(self, rec: &RecordRef<'_>, file: usize) -> RecordOutcome {
+        RecordOutcome {
+            index: rec.index,
+            file: file as u32,
+            offset: rec.offset,
+            ..self
+        }
     }
 
     fn reject(mut self, reason: RejectReason, bytes: &[u8]) -> RecordOutcome {
