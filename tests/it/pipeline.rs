@@ -911,6 +911,85 @@ fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     same_outputs(&out, &fresh, &[]);
 }
 
+/// DESIGN.md: "a run that is killed leaves no file that looks complete but is not, and
+/// running it again produces the same output". A run is killed (SIGKILL, no chance to clean
+/// up) once it has finished two shards: every file it left under a final name must be
+/// byte-identical to that file of an uninterrupted run, manifest.json must be absent, and
+/// the rerun into the same directory must equal the uninterrupted run file for file.
+#[test]
+fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
+    let dir = TempDir::new("killed");
+    // Debug builds solve about 10x slower; either way the run lasts seconds, not the
+    // milliseconds the polling below needs.
+    let records = if cfg!(debug_assertions) { 600 } else { 3000 };
+    let input = startpos_file(&dir, "in.psfen", records);
+    let cfg = config(
+        &dir,
+        &[&input],
+        "shard_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 20000\n",
+    );
+    let (out, fresh) = (dir.join("out"), dir.join("fresh"));
+    let args = |out: &Path| {
+        let out = out.to_str().unwrap().to_string();
+        [
+            "run".to_string(),
+            cfg.clone(),
+            "--out".into(),
+            out,
+            "--quiet".into(),
+            "--threads".into(),
+            "1".into(),
+        ]
+    };
+    let mut child = std::process::Command::new(crate::support::bin())
+        .args(args(&out))
+        .spawn()
+        .unwrap();
+    let second_shard = out.join("kept/part-00001.psfen");
+    let waited = std::time::Instant::now();
+    while !second_shard.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its second shard appeared"
+        );
+        assert!(
+            waited.elapsed().as_secs() < 120,
+            "no second shard after 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run finished before it could be killed: use more records"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let fresh_args = args(&fresh);
+    run_ok(&fresh_args.iter().map(String::as_str).collect::<Vec<_>>());
+
+    assert!(!out.join("manifest.json").exists(), "killed before the end");
+    let left: Vec<_> = walk(&out)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(
+        left.iter().any(|p| p.ends_with("kept/part-00000.psfen")),
+        "{left:?}"
+    );
+    for p in &left {
+        let rel = p.strip_prefix(&out).unwrap();
+        assert_eq!(
+            std::fs::read(p).unwrap(),
+            std::fs::read(fresh.join(rel)).unwrap(),
+            "{} looks complete but differs from the uninterrupted run's",
+            rel.display()
+        );
+    }
+    let rerun = args(&out);
+    run_ok(&rerun.iter().map(String::as_str).collect::<Vec<_>>());
+    same_outputs(&out, &fresh, &[]);
+}
+
 #[test]
 fn bad_configs_name_the_key_the_line_and_the_choices() {
     let dir = TempDir::new("config");
