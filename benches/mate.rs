@@ -10,7 +10,9 @@
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
 //! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
-//! costs and buys, see the README).
+//! costs and buys, see the README). `MATE_BENCH_MISSES=misses.sfen` writes the positions
+//! cshogi proves and we do not, one SFEN per line, budget after a tab (to study them with
+//! `posfilter mate`).
 
 use criterion::{BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
@@ -113,7 +115,8 @@ fn summary(set: &mut [Position]) {
             let pres = peer["results"].as_array().cloned().unwrap_or_default();
             let mut conflicts = 0;
             let mut they_only = 0;
-            for (r, p) in res.iter().zip(&pres) {
+            let mut misses = String::new();
+            for ((r, p), pos) in res.iter().zip(&pres).zip(set.iter()) {
                 let pmate = p[0].as_bool().unwrap_or(false);
                 let pexh = p[1].as_bool().unwrap_or(true);
                 let ours_mate = matches!(r, MateResult::Mate | MateResult::Mated);
@@ -122,7 +125,13 @@ fn summary(set: &mut [Position]) {
                 }
                 if pmate && !ours_mate {
                     they_only += 1;
+                    misses.push_str(&format!("{}\t{nodes}\n", pos.to_sfen()));
                 }
+            }
+            if let Some(path) = std::env::var_os("MATE_BENCH_MISSES") {
+                let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+                text.push_str(&misses);
+                std::fs::write(&path, text).expect("MATE_BENCH_MISSES file");
             }
             let ppps = set.len() as f64 / psecs;
             println!(
