@@ -9,7 +9,7 @@
 
 use indicatif::HumanCount;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Dropped records per reason (the DESIGN.md names).
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -202,6 +202,21 @@ impl Report {
                 "  {} positions stopped on the wall-time guard (filter.mate.time_ms) before \
                  the node budget: this output may differ on a faster or less loaded machine\n",
                 HumanCount(self.tallies.unknown_timed_out)
+            ));
+        }
+        // Two outcomes that nearly always mean a wrong path or format, not a clean dataset.
+        if c.input == 0 {
+            s.push_str(&format!(
+                "  the input holds no records ({} file(s), all empty): check input.paths\n",
+                self.inputs.len()
+            ));
+        } else if c.rejected == c.input {
+            let formats: BTreeSet<&str> = self.inputs.iter().map(|i| i.format.as_str()).collect();
+            let formats: Vec<&str> = formats.into_iter().collect();
+            s.push_str(&format!(
+                "  every record was rejected: are the files really {}? (input.format)\n  \
+                 see rejected.jsonl for the reasons, `posfilter inspect FILE` for what a file holds\n",
+                formats.join(" / ")
             ));
         }
         if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {

@@ -990,6 +990,36 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     same_outputs(&out, &fresh, &[]);
 }
 
+/// A run that reads no records, or rejects every one, succeeds (the counts reconcile) but
+/// says what probably went wrong; a normal run says neither.
+#[test]
+fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
+    let dir = TempDir::new("hints");
+    let empty = dir.join("empty.psfen");
+    std::fs::write(&empty, b"").unwrap();
+    let good = startpos_file(&dir, "good.psfen", 20);
+    let out = dir.join("out");
+    let run = |input: &Path, format: &str| {
+        let cfg = dir.join("hints.toml");
+        let text = format!(
+            "[input]\npaths = [{:?}]\nformat = {format:?}\n",
+            input.display()
+        );
+        std::fs::write(&cfg, text).unwrap();
+        run_ok(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+    };
+    let nothing = "no records (1 file(s), all empty): check input.paths";
+    let rejected = "every record was rejected: are the files really hcpe?";
+    let log = run(&empty, "auto");
+    assert!(log.contains(nothing) && !log.contains(rejected), "{log}");
+    // PackedSfen records read as hcpe (38 bytes each) are impossible positions.
+    let log = run(&good, "hcpe");
+    assert!(log.contains(rejected) && !log.contains(nothing), "{log}");
+    assert!(report(&out)["records"]["rejected"].as_u64().unwrap() > 0);
+    let log = run(&good, "auto");
+    assert!(!log.contains(rejected) && !log.contains(nothing), "{log}");
+}
+
 #[test]
 fn bad_configs_name_the_key_the_line_and_the_choices() {
     let dir = TempDir::new("config");
