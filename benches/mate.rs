@@ -10,9 +10,9 @@
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
 //! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
-//! costs and buys, see the README). `MATE_BENCH_MISSES=misses.sfen` writes the positions
-//! cshogi proves and we do not, one SFEN per line, budget after a tab (to study them with
-//! `posfilter mate`).
+//! costs and buys, see the README). `MATE_BENCH_MISSES=misses.sfen` appends the positions
+//! cshogi proves and we do not to that file, one SFEN per line with the budget after a tab
+//! (to study them with `posfilter mate`).
 
 use criterion::{BenchmarkId, Criterion};
 use posfilter::mate::table::Table;
