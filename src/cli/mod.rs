@@ -33,6 +33,10 @@ enum Command {
         /// No progress bar and no summary table.
         #[arg(long)]
         quiet: bool,
+        /// When stderr is not a terminal (a log file, nohup, CI), a progress line every
+        /// this many seconds; 0 = none.
+        #[arg(long, value_name = "SECONDS", default_value_t = posfilter::pipeline::config::DEFAULT_LOG_EVERY)]
+        log_every: f64,
     },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
@@ -96,7 +100,8 @@ pub fn run() -> Result<ExitCode> {
             threads,
             out,
             quiet,
-        } => run::run(&config, threads, out, quiet),
+            log_every,
+        } => run::run(&config, threads, out, quiet, log_every),
         Command::Perft {
             sfen,
             depth,

@@ -9,12 +9,14 @@ use posfilter::pipeline::{
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Runs the pipeline described by `config_path`.
+/// Runs the pipeline described by `config_path` (`log_every`: seconds between progress
+/// lines when stderr is not a terminal, 0 = none).
 pub fn run(
     config_path: &Path,
     threads: Option<usize>,
     out: Option<PathBuf>,
     quiet: bool,
+    log_every: f64,
 ) -> Result<ExitCode> {
     let raw = RawConfig::load(config_path)?;
     let config = Config::resolve(
@@ -24,6 +26,7 @@ pub fn run(
             threads,
             out_dir: out,
             quiet,
+            log_every: Some(log_every),
         },
     )?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

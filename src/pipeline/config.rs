@@ -330,8 +330,11 @@ pub struct Config {
     pub reference_paths: Vec<PathBuf>,
     /// Worker threads (resolved: never 0).
     pub threads: usize,
-    /// Show a progress bar (if stderr is a terminal).
+    /// Show progress: a bar if stderr is a terminal, else log lines (see `log_every`).
     pub progress: bool,
+    /// When stderr is not a terminal, a progress line at the first commit after each such
+    /// interval (`None`: no lines).
+    pub log_every: Option<std::time::Duration>,
 }
 
 /// Command-line overrides of operational settings.
@@ -343,6 +346,19 @@ pub struct Overrides {
     pub out_dir: Option<PathBuf>,
     /// `--quiet`.
     pub quiet: bool,
+    /// `--log-every` in seconds (0 = no progress lines); `None` = the default, 60.
+    pub log_every: Option<f64>,
+}
+
+/// Seconds between progress lines when stderr is not a terminal, unless `--log-every` says
+/// otherwise.
+pub const DEFAULT_LOG_EVERY: f64 = 60.0;
+
+/// The interval of `--log-every` (default [`DEFAULT_LOG_EVERY`]); 0, a negative or a
+/// non-finite value turn the lines off.
+fn log_every(seconds: Option<f64>) -> Option<std::time::Duration> {
+    let s = seconds.unwrap_or(DEFAULT_LOG_EVERY);
+    (s.is_finite() && s > 0.0).then(|| std::time::Duration::from_secs_f64(s.min(1e9)))
 }
 
 impl RawConfig {
@@ -508,6 +524,7 @@ impl Config {
                 .collect(),
             threads,
             progress: !overrides.quiet,
+            log_every: log_every(overrides.log_every),
             raw,
         })
     }

@@ -175,7 +175,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let workers: Vec<Mutex<Worker>> = (0..threads)
         .map(|_| Mutex::new(Worker::new(&settings)))
         .collect();
-    let progress = Progress::new(disk_total, config.progress);
+    let progress = Progress::new(disk_total, config.progress, config.log_every);
     let specs = paths
         .iter()
         .zip(&detections)

@@ -1,29 +1,59 @@
-//! Progress on stderr: an indicatif bar (records decided, positions/s, ETA, kept / dropped /
-//! unknown) when stderr is a terminal and progress is wanted; nothing otherwise.
+//! Progress on stderr, when wanted: an indicatif bar (records decided, positions/s, ETA,
+//! kept / dropped / unknown) if stderr is a terminal; otherwise (a log file, nohup, CI) one
+//! plain line with the same figures at the first commit after each interval, so that a
+//! long unattended run shows in its log how far it is.
 //!
 //! The bar measures the input's bytes on disk that committed batches came from, so it has a
 //! total and an ETA for zstd-compressed inputs too, whose record count is unknown until
 //! they are read (for plain files bytes and records advance together).
 
-use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{
+    FormattedDuration, HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressState,
+    ProgressStyle,
+};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The run's progress display; a no-op when hidden.
 pub struct Progress {
     bar: Option<ProgressBar>,
+    /// Plain progress lines instead of the bar (stderr is not a terminal).
+    log: Option<LogLines>,
     /// Records decided by the workers so far.
     decided: Arc<AtomicU64>,
 }
 
+/// Progress as plain lines: at most one per `every`, written at a commit.
+struct LogLines {
+    every: Duration,
+    disk_total: u64,
+    start: Instant,
+    /// When the last line was written (the start before the first).
+    last: Mutex<Instant>,
+}
+
 impl Progress {
-    /// A bar over `disk_bytes` bytes of input, shown only if `enabled` and stderr is a
-    /// terminal.
-    pub fn new(disk_bytes: u64, enabled: bool) -> Progress {
+    /// Progress over `disk_bytes` bytes of input if `enabled`: a bar if stderr is a
+    /// terminal, else a line per `log_every` (none if `None`).
+    pub fn new(disk_bytes: u64, enabled: bool, log_every: Option<Duration>) -> Progress {
         let decided = Arc::new(AtomicU64::new(0));
         if !enabled || !std::io::stderr().is_terminal() {
-            return Progress { bar: None, decided };
+            let log = log_every.filter(|_| enabled).map(|every| {
+                let start = Instant::now();
+                LogLines {
+                    every,
+                    disk_total: disk_bytes,
+                    start,
+                    last: Mutex::new(start),
+                }
+            });
+            return Progress {
+                bar: None,
+                log,
+                decided,
+            };
         }
         let bar = ProgressBar::with_draw_target(Some(disk_bytes), ProgressDrawTarget::stderr());
         // Two lines: the bar takes what the first line leaves and the counts have the second,
@@ -53,6 +83,7 @@ impl Progress {
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
         Progress {
             bar: Some(bar),
+            log: None,
             decided,
         }
     }
@@ -74,6 +105,13 @@ impl Progress {
                 HumanCount(unknown)
             ));
         }
+        if let Some(log) = &self.log {
+            log.committed(
+                disk_done,
+                self.decided.load(Ordering::Relaxed),
+                [kept, dropped, unknown],
+            );
+        }
     }
 
     /// Removes the bar.
@@ -81,5 +119,48 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+impl LogLines {
+    /// Writes a line if `every` has passed since the last one.
+    fn committed(&self, disk_done: u64, decided: u64, [kept, dropped, unknown]: [u64; 3]) {
+        let now = Instant::now();
+        {
+            let Ok(mut last) = self.last.lock() else {
+                return;
+            };
+            if now.duration_since(*last) < self.every {
+                return;
+            }
+            *last = now;
+        }
+        let elapsed = now.duration_since(self.start);
+        let seconds = elapsed.as_secs_f64().max(1e-3);
+        let share = if self.disk_total == 0 {
+            1.0
+        } else {
+            disk_done.min(self.disk_total) as f64 / self.disk_total as f64
+        };
+        let eta = if share > 0.0 {
+            FormattedDuration(Duration::from_secs_f64(
+                (seconds * (1.0 - share) / share).min(1e9),
+            ))
+            .to_string()
+        } else {
+            "?".into()
+        };
+        eprintln!(
+            "posfilter: {} {:5.1}% of {} · {} records · {}/s · kept {} · dropped {} · \
+             unknown {} · ETA {eta}",
+            FormattedDuration(elapsed),
+            100.0 * share,
+            HumanBytes(self.disk_total),
+            HumanCount(decided),
+            HumanCount((decided as f64 / seconds) as u64),
+            HumanCount(kept),
+            HumanCount(dropped),
+            HumanCount(unknown),
+        );
     }
 }

@@ -77,6 +77,15 @@ fn startpos_file(dir: &TempDir, name: &str, n: usize) -> std::path::PathBuf {
     path
 }
 
+/// A temporary directory holding the first `n` corpus start positions as `in.psfen`, and
+/// a config reading them with `extra` appended; returns the directory and the config path.
+fn startpos_setup(name: &str, n: usize, extra: &str) -> (TempDir, String) {
+    let dir = TempDir::new(name);
+    let input = startpos_file(&dir, "in.psfen", n);
+    let cfg = config(&dir, &[&input], extra);
+    (dir, cfg)
+}
+
 /// The JSON values of a JSONL file, one per line.
 fn jsonl_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -821,11 +830,9 @@ fn wall_time_guard_hits_are_counted_and_announced() {
 
 #[test]
 fn more_threads_than_cores_warn_and_change_no_output() {
-    let dir = TempDir::new("oversubscribed");
-    let input = startpos_file(&dir, "in.psfen", 300);
-    let cfg = config(
-        &dir,
-        &[&input],
+    let (dir, cfg) = startpos_setup(
+        "oversubscribed",
+        300,
         "[workers]\ntable_mb = 1\nbatch_records = 16\n[filter.mate]\nnodes = 2000\n",
     );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -918,14 +925,12 @@ fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
 /// the rerun into the same directory must equal the uninterrupted run file for file.
 #[test]
 fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
-    let dir = TempDir::new("killed");
     // Debug builds solve about 10x slower; either way the run lasts seconds, not the
     // milliseconds the polling below needs.
     let records = if cfg!(debug_assertions) { 600 } else { 3000 };
-    let input = startpos_file(&dir, "in.psfen", records);
-    let cfg = config(
-        &dir,
-        &[&input],
+    let (dir, cfg) = startpos_setup(
+        "killed",
+        records,
         "shard_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 20000\n",
     );
     let (out, fresh) = (dir.join("out"), dir.join("fresh"));
@@ -1018,6 +1023,56 @@ fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
     assert!(report(&out)["records"]["rejected"].as_u64().unwrap() > 0);
     let log = run(&good, "auto");
     assert!(!log.contains(rejected) && !log.contains(nothing), "{log}");
+}
+
+/// With stderr not a terminal (here a pipe), progress comes as plain lines, at most one per
+/// `--log-every`; their counts only grow and never pass the final ones. `--log-every 0` and
+/// `--quiet` write none.
+#[test]
+fn unattended_runs_log_progress_lines() {
+    let (dir, cfg) = startpos_setup(
+        "loglines",
+        400,
+        "[workers]\nbatch_records = 20\n[filter.mate]\nnodes = 2000\n",
+    );
+    let out = dir.join("out");
+    let out_dir = out.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", &cfg, "--out", out_dir, "--threads", "1"];
+        args.extend_from_slice(extra);
+        let log = run_ok(&args);
+        let lines: Vec<String> = log
+            .lines()
+            .filter(|l| l.starts_with("posfilter: ") && l.contains(" records · "))
+            .map(String::from)
+            .collect();
+        lines
+    };
+    let lines = run(&["--log-every", "0.000001"]);
+    assert!(lines.len() >= 2, "{lines:?}");
+    let field = |line: &str, name: &str| -> u64 {
+        let after = line.split(&format!("{name} ")).nth(1).unwrap();
+        after
+            .split(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    let kept = report(&out)["records"]["kept"].as_u64().unwrap();
+    let mut previous = 0;
+    for line in &lines {
+        assert!(line.contains("% of ") && line.contains(" ETA "), "{line}");
+        let k = field(line, "kept");
+        assert!(
+            previous <= k && k <= kept,
+            "{line}: kept {previous} before, {kept} at the end"
+        );
+        previous = k;
+    }
+    assert!(run(&["--log-every", "0"]).is_empty());
+    assert!(run(&["--log-every", "0.000001", "--quiet"]).is_empty());
 }
 
 #[test]
