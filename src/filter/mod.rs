@@ -57,11 +57,14 @@ pub enum DropReason {
     Declaration,
     /// The same position was already kept in this run (or is in a reference pool).
     Duplicate,
+    /// The solver ran out of budget and `filter.mate.unknown = "drop"` asked to drop such
+    /// positions (by default they are kept).
+    Unknown,
 }
 
 impl DropReason {
     /// Every reason, in report order.
-    pub const ALL: [DropReason; 7] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::Checkmated,
         DropReason::NoLegalMoves,
         DropReason::Mate,
@@ -69,6 +72,7 @@ impl DropReason {
         DropReason::Repetition,
         DropReason::Declaration,
         DropReason::Duplicate,
+        DropReason::Unknown,
     ];
 
     /// The snake_case name (same as serde).
@@ -81,6 +85,7 @@ impl DropReason {
             DropReason::Repetition => "repetition",
             DropReason::Declaration => "declaration",
             DropReason::Duplicate => "duplicate",
+            DropReason::Unknown => "unknown",
         }
     }
 
@@ -90,7 +95,8 @@ impl DropReason {
             DropReason::Checkmated
             | DropReason::NoLegalMoves
             | DropReason::Mate
-            | DropReason::Mated => Stage::Terminal,
+            | DropReason::Mated
+            | DropReason::Unknown => Stage::Terminal,
             DropReason::Repetition => Stage::Repetition,
             DropReason::Declaration => Stage::Declaration,
             DropReason::Duplicate => Stage::Dedup,

@@ -232,6 +232,7 @@ impl Commit {
                     DropReason::Repetition => d.repetition += 1,
                     DropReason::Declaration => d.declaration += 1,
                     DropReason::Duplicate => d.duplicate += 1,
+                    DropReason::Unknown => d.unknown += 1,
                 }
                 if let Some((kind, perpetual)) = extra.repetition {
                     *self.tallies.repetition.entry(kind.to_string()).or_default() += 1;

@@ -108,6 +108,17 @@ pub enum TableScope {
     Batch,
 }
 
+/// What the mate stage does with a position it cannot decide within its budget
+/// (`filter.mate.unknown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnknownPolicy {
+    /// Keep it (it may still be a long mate: counted as `unknown_kept`).
+    Keep,
+    /// Drop it as `unknown` (only positions shown free of mate within the budget stay).
+    Drop,
+}
+
 /// `[input]`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -167,6 +178,8 @@ pub struct MateConfig {
     pub cache_mb: usize,
     /// Table per position or per batch; `batch` needs `cache_mb = 0`.
     pub table_scope: TableScope,
+    /// Keep or drop positions the solver leaves undecided.
+    pub unknown: UnknownPolicy,
 }
 
 /// `[filter]`.
@@ -281,6 +294,7 @@ impl Default for MateConfig {
             time_ms: 10_000,
             cache_mb: 64,
             table_scope: TableScope::Position,
+            unknown: UnknownPolicy::Keep,
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct Dropped {
     pub declaration: u64,
     /// Already kept earlier in the run (or present in a reference pool).
     pub duplicate: u64,
+    /// Undecided within the solver's budget, dropped because `filter.mate.unknown = "drop"`
+    /// (0 with the default `keep`).
+    pub unknown: u64,
 }
 
 impl Dropped {
@@ -40,6 +43,7 @@ impl Dropped {
             + self.repetition
             + self.declaration
             + self.duplicate
+            + self.unknown
     }
 }
 
@@ -190,6 +194,9 @@ impl Report {
         row("declaration", d.declaration);
         row("duplicate", d.duplicate);
         row("unknown (kept)", self.tallies.unknown_kept);
+        if d.unknown > 0 {
+            row("unknown (dropped)", d.unknown);
+        }
         s.push_str(&format!(
             "  {:.2} s, {} positions/s, {} threads, {} df-pn nodes\n",
             self.seconds,

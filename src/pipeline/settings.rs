@@ -1,7 +1,7 @@
 //! [`Settings`]: what a worker needs from the [`Config`], resolved
 //! once into the filter, solver and codec types.
 
-use super::config::{Config, FormatName, MoveFieldPolicy, TableScope};
+use super::config::{Config, FormatName, MoveFieldPolicy, TableScope, UnknownPolicy};
 use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
 use crate::mate::cache::VerdictCache;
@@ -23,6 +23,8 @@ pub struct MateSettings {
     /// Keep the table across the positions of a batch (`table_scope = "batch"`; then
     /// `cache` is `None`).
     pub table_per_batch: bool,
+    /// Drop positions left `unknown` (`filter.mate.unknown = "drop"`) instead of keeping them.
+    pub drop_unknown: bool,
 }
 
 /// Per-position settings shared by all workers (read-only during the run).
@@ -75,6 +77,7 @@ impl Settings {
             table_mb: c.raw.workers.table_mb,
             cache: VerdictCache::new(f.mate.cache_mb).map(Arc::new),
             table_per_batch: f.mate.table_scope == TableScope::Batch,
+            drop_unknown: f.mate.unknown == UnknownPolicy::Drop,
         });
         let declaration = DeclarationStage::new(&f.declaration, &f.entering_king);
         Settings {

@@ -335,6 +335,11 @@ impl Worker {
                 r.decision = Decision::Drop(reason);
                 return r;
             }
+            if r.unknown && m.drop_unknown {
+                r.extra_mut().detail = json!({"nodes": v.nodes, "timed_out": v.timed_out});
+                r.decision = Decision::Drop(DropReason::Unknown);
+                return r;
+            }
         }
         // Kept: the dedup key, and the output bytes (original, move field cleared, or
         // converted).

@@ -77,6 +77,11 @@ fn startpos_file(dir: &TempDir, name: &str, n: usize) -> std::path::PathBuf {
     path
 }
 
+/// Runs `posfilter run CFG --out OUT --threads 1`, which must succeed; returns stderr.
+fn run_one_thread(cfg: &str, out: &Path) -> String {
+    run_ok(&["run", cfg, "--out", out.to_str().unwrap(), "--threads", "1"])
+}
+
 /// A temporary directory holding the first `n` corpus start positions as `in.psfen`, and
 /// a config reading them with `extra` appended; returns the directory and the config path.
 fn startpos_setup(name: &str, n: usize, extra: &str) -> (TempDir, String) {
@@ -838,14 +843,7 @@ fn more_threads_than_cores_warn_and_change_no_output() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let many = (4 * cores + 1).to_string();
     let (one, lots) = (dir.join("one"), dir.join("many"));
-    let log = run_ok(&[
-        "run",
-        &cfg,
-        "--out",
-        one.to_str().unwrap(),
-        "--threads",
-        "1",
-    ]);
+    let log = run_one_thread(&cfg, &one);
     assert!(!log.contains("warning"), "{log}");
     let log = run_ok(&[
         "run",
@@ -874,14 +872,7 @@ fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
             &[&input],
             &format!("{extra}\n[filter.mate]\nnodes = 1000\n"),
         );
-        run_ok(&[
-            "run",
-            &cfg,
-            "--out",
-            out.to_str().unwrap(),
-            "--threads",
-            "1",
-        ])
+        run_one_thread(&cfg, out)
     };
     // `extra` continues the config's [output] table.
     // A larger first run: many shards, an audit, a psv mates file.
@@ -1023,6 +1014,60 @@ fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
     assert!(report(&out)["records"]["rejected"].as_u64().unwrap() > 0);
     let log = run(&good, "auto");
     assert!(!log.contains(rejected) && !log.contains(nothing), "{log}");
+}
+
+/// `filter.mate.unknown = "drop"` drops exactly the positions the solver leaves undecided,
+/// as `unknown` in the audit and the report; every other record has the fate it has with
+/// the default `keep`, and the kept shard is the default's minus those records.
+#[test]
+fn unknown_drop_removes_exactly_the_undecided_positions() {
+    let n = 300;
+    let (dir, _) = startpos_setup("unknown-drop", n, "");
+    let input = dir.join("in.psfen");
+    let bytes = std::fs::read(&input).unwrap();
+    let run = |policy: &str| {
+        let cfg = config(
+            &dir,
+            &[&input],
+            &format!("[filter.mate]\nnodes = 2000\nunknown = \"{policy}\"\n"),
+        );
+        let out = dir.join(policy);
+        let log = run_one_thread(&cfg, &out);
+        (out, log)
+    };
+    let (keep, _) = run("keep");
+    let (drop, log) = run("drop");
+    let (rk, rd) = (report(&keep), report(&drop));
+    let unknown = rk["unknown"].as_u64().unwrap();
+    assert!(unknown > 10, "too few unknowns to test: {rk}");
+    assert_eq!(rk["records"]["dropped"]["unknown"], 0);
+    assert_eq!(rd["records"]["dropped"]["unknown"].as_u64(), Some(unknown));
+    assert_eq!(rd["unknown_kept"], 0);
+    assert!(log.contains("unknown (dropped)"), "{log}");
+
+    let (dk, dd) = (decisions(&keep), decisions(&drop));
+    let dropped_unknown: Vec<u64> = dd
+        .iter()
+        .filter(|(_, d)| *d == "unknown")
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(dropped_unknown.len() as u64, unknown);
+    for (i, d) in &dd {
+        if d != "unknown" {
+            assert_eq!(dk.get(i), Some(d), "record {i}");
+        }
+    }
+    // Kept with `drop`: kept with `keep`, minus the unknowns, in input order.
+    let expected: Vec<u8> = (0..n as u64)
+        .filter(|i| !dk.contains_key(i) && !dropped_unknown.contains(i))
+        .flat_map(|i| bytes[32 * i as usize..32 * (i as usize + 1)].to_vec())
+        .collect();
+    let kept = std::fs::read(drop.join("kept/part-00000.psfen")).unwrap();
+    assert_eq!(kept, expected);
+    assert_eq!(
+        rd["records"]["kept"].as_u64(),
+        Some(rk["records"]["kept"].as_u64().unwrap() - rk["unknown_kept"].as_u64().unwrap())
+    );
 }
 
 /// With stderr not a terminal (here a pipe), progress comes as plain lines, at most one per
