@@ -195,6 +195,16 @@ impl FirstSeen {
         }
     }
 
+    /// The bytes of the tables holding `keys` distinct keys spread evenly over the shards
+    /// (each shard at the power-of-two size that keeps it at most 70 % full), for planning.
+    pub fn bytes_for(keys: u64) -> u64 {
+        // Capped far beyond any input so that the slot count cannot overflow.
+        let per_shard = keys.div_ceil(SHARDS as u64).min(1 << 48) as usize;
+        (slots_for(per_shard) as u64)
+            .saturating_mul(SHARDS as u64)
+            .saturating_mul(std::mem::size_of::<Slot>() as u64)
+    }
+
     /// Number of distinct keys stored.
     pub fn len(&self) -> usize {
         self.len
@@ -292,6 +302,20 @@ mod tests {
         assert!(grown > SHARDS / 2, "only {grown} shards grew");
         let stored: usize = ours.shards.iter().map(|s| s.len).sum();
         assert_eq!(stored, ours.len());
+    }
+
+    #[test]
+    fn planned_bytes_are_those_of_the_tables_a_run_reserves() {
+        // The run reserves for 4 M keys: 256 tables of 2^15 slots, 128 MiB.
+        assert_eq!(FirstSeen::bytes_for(4 << 20), 128 << 20);
+        let reserved = FirstSeen::with_capacity(100_000);
+        let slots: usize = reserved.shards.iter().map(|s| s.slots.len()).sum();
+        assert_eq!(FirstSeen::bytes_for(100_000), 16 * slots as u64);
+        // Past 70 % a shard's table doubles.
+        assert_eq!(
+            FirstSeen::bytes_for(7 << 28),
+            2 * FirstSeen::bytes_for(7 << 27)
+        );
     }
 
     #[test]

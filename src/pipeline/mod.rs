@@ -34,6 +34,7 @@
 pub mod commit;
 pub mod config;
 pub mod output;
+pub mod preflight;
 pub mod previous;
 pub mod progress;
 pub mod report;
@@ -139,6 +140,17 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .collect();
     let disk_total = detections.iter().map(|d| d.file_bytes).sum();
 
+    if settings.dedup && config.progress {
+        // Before the reference pools are read: they sit in the same index.
+        let mut records = preflight::records_at_least(&detections);
+        for path in &references {
+            records += preflight::records_at_least(&[input::detect(path, None)?]);
+        }
+        let available = preflight::available_memory();
+        if let Some(warning) = preflight::dedup_memory_warning(records, available) {
+            progress::warn(&warning);
+        }
+    }
     let dedup = if settings.dedup {
         // Growing the index re-places every key it holds; size it for the input up front
         // (uncompressed inputs tell their record count), within a bound.

@@ -25,6 +25,12 @@ pub struct Progress {
     decided: Arc<AtomicU64>,
 }
 
+/// Writes a warning line to stderr, before a run's progress starts (callers skip it under
+/// `--quiet`).
+pub fn warn(message: &str) {
+    eprintln!("posfilter: warning: {message}");
+}
+
 /// Progress as plain lines: at most one per `every`, written at a commit.
 struct LogLines {
     every: Duration,
