@@ -83,7 +83,7 @@ fn vectors_decode_and_encode_byte_exact() {
 }
 
 /// PackedSfen written from the corpus README's tables with a chosen hand order.
-fn readme_psfen(pos: &Position, order: &[PieceType; 7]) -> [u8; 32] {
+pub(crate) fn readme_psfen(pos: &Position, order: &[PieceType; 7]) -> [u8; 32] {
     fn put(w: &mut BitWriter, bits: &str) {
         for c in bits.chars() {
             w.write((c == '1') as u32, 1).unwrap();

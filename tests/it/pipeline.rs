@@ -1,8 +1,8 @@
 //! End-to-end tests of `posfilter run`, driving the binary in a temporary directory:
 //! every input format plain and zstd-compressed, decisions against the corpus labels
 //! (cshogi), 1 vs 2 threads byte-identical, repetition from real move sequences in usi and
-//! psv form, truncated and garbage records, a rerun into the same directory, and the
-//! promised config errors.
+//! psv form, truncated and garbage records, a rerun into the same directory, a killed run,
+//! dedup across formats and encodings, and the promised config errors.
 
 use crate::support::{data, jsonl, run_bin, TempDir};
 use posfilter::codec::{self, Format};
@@ -1249,6 +1249,96 @@ fn dedup_against_earlier_records_reference_pools_and_mirrors() {
         assert_eq!(
             report(&out)["records"]["kept"],
             if mirror_on { 2 } else { 3 }
+        );
+    }
+}
+
+/// Dedup compares decoded positions, never bytes: the same positions as PackedSfen with the
+/// old hand order (other bytes), as HCP and as SFEN lines are duplicates of the first
+/// file's records, and the kept output is exactly that of the first file alone.
+#[test]
+fn dedup_sees_one_position_across_formats_and_encodings() {
+    use posfilter::shogi::Color;
+    use posfilter::shogi::PieceType::{self, *};
+    let n = 200;
+    let (dir, alone_cfg) = startpos_setup(
+        "dedup-formats",
+        n,
+        "[filter.mate]\nenabled = false\n[filter.repetition]\nenabled = false\n",
+    );
+    let psfen = dir.join("in.psfen");
+    let sfen_text = first_lines(
+        &std::fs::read_to_string(data("pipeline/startpos.sfen")).unwrap(),
+        n,
+    );
+    let positions: Vec<Position> = sfen_text
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    let current = std::fs::read(&psfen).unwrap();
+    // Handicap positions (pieces in the box) keep their bytes; the others get the old hand
+    // order P L N S B R G.
+    let pieces = |p: &Position| {
+        let hands: u32 = Color::ALL
+            .iter()
+            .flat_map(|&c| PieceType::HAND.map(|pt| p.hand(c).count(pt) as u32))
+            .sum();
+        p.occupied().count() + hands
+    };
+    let old_order: Vec<u8> = positions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            if pieces(p) == 40 {
+                crate::codec::readme_psfen(p, &[Pawn, Lance, Knight, Silver, Bishop, Rook, Gold])
+            } else {
+                current[32 * i..32 * i + 32].try_into().unwrap()
+            }
+        })
+        .collect();
+    let differ = (0..n)
+        .filter(|i| old_order[32 * i..32 * i + 32] != current[32 * i..32 * i + 32])
+        .count();
+    assert!(differ > 10, "only {differ} records differ in bytes");
+    let files = [
+        ("old.psfen", old_order),
+        (
+            "c.hcp",
+            std::fs::read(data("pipeline/startpos.hcp")).unwrap()[..32 * n].to_vec(),
+        ),
+        ("d.sfen", sfen_text.into_bytes()),
+    ];
+    let mut inputs = vec![psfen.clone()];
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        inputs.push(dir.join(name));
+    }
+    let alone = dir.join("alone");
+    run_one_thread(&alone_cfg, &alone);
+    let all_cfg = config(
+        &dir,
+        &inputs.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
+        "[filter.mate]\nenabled = false\n[filter.repetition]\nenabled = false\n",
+    );
+    let all = dir.join("all");
+    run_one_thread(&all_cfg, &all);
+
+    assert_eq!(report(&all)["records"]["input"], 4 * n as u64);
+    assert_eq!(
+        report(&all)["records"]["kept"],
+        report(&alone)["records"]["kept"]
+    );
+    same_outputs(&all.join("kept"), &alone.join("kept"), &[]);
+    let later: Vec<Value> = jsonl_lines(&all.join("audit.jsonl"))
+        .into_iter()
+        .filter(|v| v["index"].as_u64().unwrap() >= n as u64)
+        .collect();
+    assert_eq!(later.len(), 3 * n);
+    for v in &later {
+        assert_eq!(v["decision"], "duplicate", "{v}");
+        assert!(
+            v["detail"]["first_index"].as_u64().unwrap() < n as u64,
+            "{v}"
         );
     }
 }
