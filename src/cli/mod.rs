@@ -37,6 +37,10 @@ enum Command {
         /// this many seconds; 0 = none.
         #[arg(long, value_name = "SECONDS", default_value_t = posfilter::pipeline::config::DEFAULT_LOG_EVERY)]
         log_every: f64,
+        /// Resolve the inputs (formats, sizes), the output directory and the memory the run
+        /// needs, print them and stop: nothing is written.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
@@ -101,7 +105,17 @@ pub fn run() -> Result<ExitCode> {
             out,
             quiet,
             log_every,
-        } => run::run(&config, threads, out, quiet, log_every),
+            dry_run,
+        } => run::run(
+            &config,
+            threads,
+            out,
+            run::Mode {
+                quiet,
+                log_every,
+                dry_run,
+            },
+        ),
         Command::Perft {
             sfen,
             depth,

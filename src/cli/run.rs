@@ -9,15 +9,29 @@ use posfilter::pipeline::{
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Runs the pipeline described by `config_path` (`log_every`: seconds between progress
-/// lines when stderr is not a terminal, 0 = none).
+/// How `run` reports: the command line's `--quiet`, `--log-every` and `--dry-run`.
+pub struct Mode {
+    /// No progress and no summary.
+    pub quiet: bool,
+    /// Seconds between progress lines when stderr is not a terminal (0 = none).
+    pub log_every: f64,
+    /// Print the plan and stop.
+    pub dry_run: bool,
+}
+
+/// Runs the pipeline described by `config_path`, or with `mode.dry_run` prints what the run
+/// would read and write.
 pub fn run(
     config_path: &Path,
     threads: Option<usize>,
     out: Option<PathBuf>,
-    quiet: bool,
-    log_every: f64,
+    mode: Mode,
 ) -> Result<ExitCode> {
+    let Mode {
+        quiet,
+        log_every,
+        dry_run,
+    } = mode;
     let raw = RawConfig::load(config_path)?;
     let config = Config::resolve(
         raw,
@@ -29,6 +43,15 @@ pub fn run(
             log_every: Some(log_every),
         },
     )?;
+    if dry_run {
+        let plan = pipeline::dry_run(&config)
+            .with_context(|| format!("dry run of {} failed", config_path.display()))?;
+        eprint!(
+            "posfilter: dry run of {}, nothing written\n{plan}",
+            config_path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if config.threads > cores && !quiet {
         // More workers than cores only add switching, and with the solver on, a table each.

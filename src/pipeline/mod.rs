@@ -34,6 +34,7 @@
 pub mod commit;
 pub mod config;
 pub mod output;
+pub mod plan;
 pub mod preflight;
 pub mod previous;
 pub mod progress;
@@ -41,11 +42,12 @@ pub mod report;
 pub mod settings;
 pub mod worker;
 
-use crate::codec::{self, Format};
+use crate::codec;
 use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
-use crate::io::input::{self, Detection, InputError};
+use crate::io::input::InputError;
 use commit::{Commit, CommitOptions};
 use config::{Compression, Config};
+use plan::Plan;
 use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
@@ -88,6 +90,13 @@ pub enum PipelineError {
     Reconciliation(String),
 }
 
+/// What a run of `config` would read and write, without reading the records or writing
+/// anything (`posfilter run --dry-run`); fails where the run would fail before starting.
+pub fn dry_run(config: &Config) -> Result<String, PipelineError> {
+    let settings = Settings::from_config(config);
+    Ok(Plan::new(config, &settings)?.describe(config, &settings))
+}
+
 /// Runs the pipeline; returns the report (also written to report.json).
 pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let start = Instant::now();
@@ -96,41 +105,12 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         dir: out_dir.display().to_string(),
         source,
     };
-    let explicit = settings::format_of(config.raw.input.format);
-    let patterns: Vec<String> = config
-        .input_paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let paths = input::expand(&patterns)?;
     let settings = Settings::from_config(config);
-    let references = if settings.dedup {
-        expand_references(config)?
-    } else {
-        Vec::new()
-    };
-    // A previous run's files are found now and removed only once the inputs have proved
-    // readable, never when this run reads one of them.
-    let previous = previous::PreviousOutput::find(out_dir).map_err(out_err)?;
-    if let Some(own) = previous.reads_own_output(paths.iter().chain(&references)) {
-        return Err(PipelineError::ReadsOwnOutput {
-            input: own.display().to_string(),
-            dir: out_dir.display().to_string(),
-        });
-    }
-    let detections: Vec<Detection> = paths
-        .iter()
-        .map(|p| input::detect(p, explicit))
-        .collect::<Result<_, _>>()?;
-    let total: Option<u64> = detections
-        .iter()
-        .map(|d| match (d.compressed, d.format.record_size()) {
-            (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
-            _ => None,
-        })
-        .sum();
+    let plan = Plan::new(config, &settings)?;
+    let total = plan.exact_records();
     // Progress counts bytes on disk: file `i` starts at `disk_start[i]` of the whole input.
-    let disk_start: Vec<u64> = detections
+    let disk_start: Vec<u64> = plan
+        .detections
         .iter()
         .scan(0u64, |done, d| {
             let start = *done;
@@ -138,16 +118,10 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             Some(start)
         })
         .collect();
-    let disk_total = detections.iter().map(|d| d.file_bytes).sum();
-
+    let disk_total = plan.disk_bytes();
     if settings.dedup && config.progress {
         // Before the reference pools are read: they sit in the same index.
-        let mut records = preflight::records_at_least(&detections);
-        for path in &references {
-            records += preflight::records_at_least(&[input::detect(path, None)?]);
-        }
-        let available = preflight::available_memory();
-        if let Some(warning) = preflight::dedup_memory_warning(records, available) {
+        if let Some(warning) = plan.dedup_memory_warning() {
             progress::warn(&warning);
         }
     }
@@ -155,10 +129,16 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         // Growing the index re-places every key it holds; size it for the input up front
         // (uncompressed inputs tell their record count), within a bound.
         let expected = total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize;
-        Some(reference_keys(&references, &settings, expected)?)
+        Some(reference_keys(&plan, &settings, expected)?)
     } else {
         None
     };
+    let Plan {
+        paths,
+        detections,
+        previous,
+        ..
+    } = plan;
     let replaced_files = previous.remove().map_err(out_err)?;
     std::fs::create_dir_all(out_dir).map_err(out_err)?;
     let mut commit = Commit::new(CommitOptions {
@@ -319,34 +299,22 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
 /// reserve for its whole record count.
 const DEDUP_RESERVE_MAX: u64 = 1 << 22;
 
-/// The reference pools' files (none when dedup has no `reference`).
-fn expand_references(config: &Config) -> Result<Vec<std::path::PathBuf>, PipelineError> {
-    if config.reference_paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    let patterns: Vec<String> = config
-        .reference_paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    Ok(input::expand(&patterns)?)
-}
-
 /// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
 fn reference_keys(
-    references: &[std::path::PathBuf],
+    plan: &Plan,
     settings: &Settings,
     expected: usize,
 ) -> Result<commit::DedupIndex, PipelineError> {
     let mut keys = commit::DedupIndex::with_capacity(expected);
-    let mut specs = Vec::new();
-    for path in references {
-        let format: Format = input::detect(path, None)?.format;
-        specs.push(InputSpec {
+    let specs = plan
+        .references
+        .iter()
+        .zip(&plan.reference_detections)
+        .map(|(path, d)| InputSpec {
             path: path.clone(),
-            format,
-        });
-    }
+            format: d.format,
+        })
+        .collect();
     for batch in Batches::new(
         specs,
         BatchOptions {

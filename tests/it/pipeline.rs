@@ -1070,6 +1070,57 @@ fn unknown_drop_removes_exactly_the_undecided_positions() {
     );
 }
 
+/// `--dry-run` names every input with its format and record count, what it would replace
+/// and the memory it needs, writes nothing (not even the output directory), and refuses
+/// what the run would refuse.
+#[test]
+fn a_dry_run_describes_the_run_and_writes_nothing() {
+    let (dir, cfg) = startpos_setup("dry-run", 300, "[filter.mate]\nnodes = 1000\n");
+    // `config` always writes pipeline.toml: each config gets its own name.
+    let keep = |cfg: String, name: &str| {
+        let path = dir.join(name);
+        std::fs::rename(&cfg, &path).unwrap();
+        path.display().to_string()
+    };
+    let cfg = keep(cfg, "one.toml");
+    let teacher = data("codec/teacher.psv.zst");
+    let input = dir.join("in.psfen");
+    let cfg_two = keep(config(&dir, &[&input, &teacher], ""), "two.toml");
+    let (out, fresh) = (dir.join("out"), dir.join("fresh"));
+    run_one_thread(&cfg, &out);
+    let before: Vec<(std::path::PathBuf, Vec<u8>)> = walk(&out)
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let dry =
+        |cfg: &str, out: &Path| run_bin(&["run", cfg, "--out", out.to_str().unwrap(), "--dry-run"]);
+    let (ok, _, log) = dry(&cfg_two, &out);
+    assert!(ok, "{log}");
+    for expected in [
+        "inputs: 2 file(s)",
+        "in.psfen  psfen, 9.38 KiB, 300 records (extension .psfen)",
+        "teacher.psv.zst  psv (zstd)",
+        &format!("replaces {} file(s) of a previous run", before.len()),
+        "dedup index: ",
+        "a lower bound on the records",
+    ] {
+        assert!(log.contains(expected), "{expected:?} missing:\n{log}");
+    }
+    let after: Vec<(std::path::PathBuf, Vec<u8>)> = walk(&out)
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    assert_eq!(before, after, "the dry run changed the output directory");
+    let (ok, _, log) = dry(&cfg, &fresh);
+    assert!(ok && !fresh.exists(), "{log}");
+    assert!(!log.contains("replaces"), "{log}");
+    // Reading the output it would replace is refused, as by the run itself.
+    let shard = walk(&out.join("kept")).remove(0);
+    let cfg_own = keep(config(&dir, &[&shard], ""), "own.toml");
+    let (ok, _, log) = dry(&cfg_own, &out);
+    assert!(!ok && log.contains("output of a previous run"), "{log}");
+}
+
 /// With stderr not a terminal (here a pipe), progress comes as plain lines, at most one per
 /// `--log-every`; their counts only grow and never pass the final ones. `--log-every 0` and
 /// `--quiet` write none.

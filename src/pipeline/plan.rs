@@ -1,0 +1,196 @@
+//! What a run will read and replace, resolved before anything is written: the first step of
+//! every run, and all that `posfilter run --dry-run` does ([`Plan::describe`]).
+//!
+//! # Invariants
+//! - Building a plan reads only what format detection reads (the first records of each
+//!   file) and lists the output directory; it writes and removes nothing.
+//! - A plan exists only if the run could start: every input and reference pool matched and
+//!   was recognised, and none is among the previous output files the run would replace.
+
+use super::config::{Compression, Config};
+use super::preflight;
+use super::previous::PreviousOutput;
+use super::settings::{self, Settings};
+use super::PipelineError;
+use crate::io::input::{self, Detection};
+use indicatif::{BinaryBytes, HumanCount};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The resolved inputs, reference pools and previous output of a run.
+pub struct Plan {
+    /// Input files in input order (globs expanded, each file once).
+    pub paths: Vec<PathBuf>,
+    /// Their formats, one per path.
+    pub detections: Vec<Detection>,
+    /// Reference pool files (empty without dedup).
+    pub references: Vec<PathBuf>,
+    /// Their formats, one per reference file.
+    pub reference_detections: Vec<Detection>,
+    /// The previous run's files in the output directory (removed when the run starts).
+    pub previous: PreviousOutput,
+}
+
+impl Plan {
+    /// Resolves `config`'s inputs, reference pools and output directory.
+    pub fn new(config: &Config, settings: &Settings) -> Result<Plan, PipelineError> {
+        let out_dir = &config.out_dir;
+        let patterns: Vec<String> = config
+            .input_paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let paths = input::expand(&patterns)?;
+        let references = if settings.dedup && !config.reference_paths.is_empty() {
+            let patterns: Vec<String> = config
+                .reference_paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            input::expand(&patterns)?
+        } else {
+            Vec::new()
+        };
+        // A previous run's files are found now and removed only once the inputs have
+        // proved readable, never when this run reads one of them.
+        let previous = PreviousOutput::find(out_dir).map_err(|source| PipelineError::Output {
+            dir: out_dir.display().to_string(),
+            source,
+        })?;
+        if let Some(own) = previous.reads_own_output(paths.iter().chain(&references)) {
+            return Err(PipelineError::ReadsOwnOutput {
+                input: own.display().to_string(),
+                dir: out_dir.display().to_string(),
+            });
+        }
+        let explicit = settings::format_of(config.raw.input.format);
+        let detections = paths
+            .iter()
+            .map(|p| input::detect(p, explicit))
+            .collect::<Result<_, _>>()?;
+        let reference_detections = references
+            .iter()
+            .map(|p| input::detect(p, None))
+            .collect::<Result<_, _>>()?;
+        Ok(Plan {
+            paths,
+            detections,
+            references,
+            reference_detections,
+            previous,
+        })
+    }
+
+    /// The input's record count when every file tells it (uncompressed binary files).
+    pub fn exact_records(&self) -> Option<u64> {
+        self.detections.iter().map(exact_records).sum()
+    }
+
+    /// The input's size on disk.
+    pub fn disk_bytes(&self) -> u64 {
+        self.detections.iter().map(|d| d.file_bytes).sum()
+    }
+
+    /// The warning for a dedup index that may not fit in memory (see `preflight`).
+    pub fn dedup_memory_warning(&self) -> Option<String> {
+        let records = preflight::records_at_least(&self.detections)
+            + preflight::records_at_least(&self.reference_detections);
+        preflight::dedup_memory_warning(records, preflight::available_memory())
+    }
+
+    /// What the run would read and write, for `--dry-run`: one line per input and pool
+    /// with its format, the reason and its size, then the output and the memory it needs.
+    pub fn describe(&self, config: &Config, settings: &Settings) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "inputs: {} file(s), {} on disk{}",
+            self.paths.len(),
+            BinaryBytes(self.disk_bytes()),
+            self.exact_records()
+                .map(|n| format!(", {} records", HumanCount(n)))
+                .unwrap_or_default()
+        );
+        file_lines(&mut s, &self.paths, &self.detections);
+        if !self.references.is_empty() {
+            let _ = writeln!(s, "reference pools: {} file(s)", self.references.len());
+            file_lines(&mut s, &self.references, &self.reference_detections);
+        }
+        let raw = &config.raw;
+        let compression = match raw.output.compression {
+            Compression::Zstd => format!("zstd level {}", raw.output.zstd_level),
+            Compression::None => "uncompressed".into(),
+        };
+        let _ = writeln!(
+            s,
+            "output: {} ({} records a shard, {compression}){}",
+            config.out_dir.display(),
+            HumanCount(raw.output.shard_records),
+            match self.previous.files().len() {
+                0 => String::new(),
+                n => format!("; replaces {n} file(s) of a previous run"),
+            }
+        );
+        let tables = if settings.mate.is_some() {
+            format!(
+                ", df-pn tables {} ({} each)",
+                BinaryBytes((config.threads * raw.workers.table_mb) as u64 * (1 << 20)),
+                BinaryBytes(raw.workers.table_mb as u64 * (1 << 20))
+            )
+        } else {
+            ", mate filter off".into()
+        };
+        let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
+        if settings.dedup {
+            let records = preflight::records_at_least(&self.detections)
+                + preflight::records_at_least(&self.reference_detections);
+            let exact = self.exact_records().is_some()
+                && self
+                    .reference_detections
+                    .iter()
+                    .all(|d| exact_records(d).is_some());
+            let _ = writeln!(
+                s,
+                "dedup index: {} if all {} records are distinct positions{}",
+                BinaryBytes(crate::filter::FirstSeen::bytes_for(records)),
+                HumanCount(records),
+                if exact {
+                    ""
+                } else {
+                    " (a lower bound on the records: compressed files count at their size \
+                     on disk, text files not at all)"
+                }
+            );
+        }
+        if let Some(w) = self.dedup_memory_warning() {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    }
+}
+
+/// A file's record count, if its size tells it.
+fn exact_records(d: &Detection) -> Option<u64> {
+    match (d.compressed, d.format.record_size()) {
+        (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
+        _ => None,
+    }
+}
+
+/// One line per file: path, format, size, records (when known) and why that format.
+fn file_lines(s: &mut String, paths: &[PathBuf], detections: &[Detection]) {
+    for (p, d) in paths.iter().zip(detections) {
+        let records = exact_records(d)
+            .map(|n| format!(", {} records", HumanCount(n)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {}  {}{}, {}{records} ({})",
+            p.display(),
+            d.format.name(),
+            if d.compressed { " (zstd)" } else { "" },
+            BinaryBytes(d.file_bytes),
+            d.reasons.join("; ")
+        );
+    }
+}
