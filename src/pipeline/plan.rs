@@ -35,19 +35,9 @@ impl Plan {
     /// Resolves `config`'s inputs, reference pools and output directory.
     pub fn new(config: &Config, settings: &Settings) -> Result<Plan, PipelineError> {
         let out_dir = &config.out_dir;
-        let patterns: Vec<String> = config
-            .input_paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        let paths = input::expand(&patterns)?;
+        let paths = expand(&config.input_paths)?;
         let references = if settings.dedup && !config.reference_paths.is_empty() {
-            let patterns: Vec<String> = config
-                .reference_paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            input::expand(&patterns)?
+            expand(&config.reference_paths)?
         } else {
             Vec::new()
         };
@@ -91,11 +81,19 @@ impl Plan {
         self.detections.iter().map(|d| d.file_bytes).sum()
     }
 
+    /// The fewest records the dedup index may have to hold: inputs and reference pools
+    /// (see `preflight::records_at_least`).
+    fn dedup_records_at_least(&self) -> u64 {
+        preflight::records_at_least(&self.detections)
+            + preflight::records_at_least(&self.reference_detections)
+    }
+
     /// The warning for a dedup index that may not fit in memory (see `preflight`).
     pub fn dedup_memory_warning(&self) -> Option<String> {
-        let records = preflight::records_at_least(&self.detections)
-            + preflight::records_at_least(&self.reference_detections);
-        preflight::dedup_memory_warning(records, preflight::available_memory())
+        preflight::dedup_memory_warning(
+            self.dedup_records_at_least(),
+            preflight::available_memory(),
+        )
     }
 
     /// What the run would read and write, for `--dry-run`: one line per input and pool
@@ -142,8 +140,7 @@ impl Plan {
         };
         let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
         if settings.dedup {
-            let records = preflight::records_at_least(&self.detections)
-                + preflight::records_at_least(&self.reference_detections);
+            let records = self.dedup_records_at_least();
             let exact = self.exact_records().is_some()
                 && self
                     .reference_detections
@@ -167,6 +164,12 @@ impl Plan {
         }
         s
     }
+}
+
+/// The files behind `patterns` (globs expanded, each file once).
+fn expand(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, PipelineError> {
+    let patterns: Vec<String> = patterns.iter().map(|p| p.display().to_string()).collect();
+    Ok(input::expand(&patterns)?)
 }
 
 /// A file's record count, if its size tells it.
