@@ -44,7 +44,8 @@ enum Command {
     },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
-        /// Position as SFEN, or `startpos`.
+        /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
+        /// 7g7f 3c3d`, `sfen <SFEN> moves ...`), replayed to its last position.
         #[arg(long)]
         sfen: String,
         /// Depth in plies.
@@ -63,7 +64,8 @@ enum Command {
     /// Solve one position with df-pn: mate, no_mate, mated, checkmated, no_legal_moves or
     /// unknown, with a verified PV.
     Mate {
-        /// Position as SFEN.
+        /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
+        /// 7g7f 3c3d`, `sfen <SFEN> moves ...`), replayed to its last position.
         #[arg(long)]
         sfen: String,
         /// Node budget.

@@ -646,6 +646,48 @@ fn cli_json() {
     let _ = Move::NONE;
 }
 
+/// `--sfen` also takes a USI position with moves, as engine logs print it: the answer is
+/// the answer for the position the moves reach (given as an SFEN), and an illegal move is
+/// an error naming it.
+#[test]
+fn cli_accepts_usi_positions_with_moves() {
+    let mate = |position: &str| {
+        std::process::Command::new(crate::support::bin())
+            .args(["mate", "--sfen", position, "--nodes", "10000", "--json"])
+            .output()
+            .unwrap()
+    };
+    let json = |out: std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let start = "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1";
+    for (moves, result, plies) in [("2d2e", "mated", 2), ("2d2e 1d1e", "mate", 1)] {
+        let mut p = pos(start);
+        for m in moves.split(' ') {
+            p.do_move(Move::from_usi(m).unwrap());
+        }
+        let by_sfen = json(mate(&p.to_sfen()));
+        for usi in [
+            format!("sfen {start} moves {moves}"),
+            format!("position sfen {start} moves {moves}"),
+        ] {
+            let by_usi = json(mate(&usi));
+            assert_eq!(by_usi["result"], result, "{usi}");
+            assert_eq!(by_usi["plies"], plies, "{usi}");
+            assert_eq!(by_usi["pv"], by_sfen["pv"], "{usi}");
+        }
+    }
+    let out = mate("startpos moves 7g7f 7g7f");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("move 2 7g7f is illegal"), "{err}");
+}
+
 /// Deep searches fit a small thread stack (the recursion keeps move lists out of its
 /// frames): the 117-ply problem at 300,000 nodes on a 512 KiB stack.
 #[test]
