@@ -61,20 +61,27 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Solve one position with df-pn: mate, no_mate, mated, checkmated, no_legal_moves or
-    /// unknown, with a verified PV.
+    /// Solve one position (or a file of them) with df-pn: mate, no_mate, mated, checkmated,
+    /// no_legal_moves or unknown, with a verified PV.
     Mate {
         /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
         /// 7g7f 3c3d`, `sfen <SFEN> moves ...`), replayed to its last position.
+        #[arg(long, required_unless_present = "file", conflicts_with = "file")]
+        sfen: Option<String>,
+        /// Solve every position of this file instead (one per line, as for --sfen; blank
+        /// lines and # comments skipped; `-` reads stdin): one answer line per position,
+        /// with its line number, and a summary on stderr.
         #[arg(long)]
-        sfen: String,
+        file: Option<std::path::PathBuf>,
         /// Node budget.
         #[arg(long, default_value_t = 100_000)]
         nodes: u64,
         /// Transposition-table size in MB.
         #[arg(long, default_value_t = 16)]
         table_mb: usize,
-        /// One JSON object on stdout: {"result", "plies", "pv", "nodes", "seconds"}.
+        /// One JSON object on stdout: {"result", "plies", "pv", "nodes", "seconds"}; with
+        /// --file one per line, adding "line" and "position" (or "error" for a line that is
+        /// not a position).
         #[arg(long)]
         json: bool,
     },
@@ -127,10 +134,23 @@ pub fn run() -> Result<ExitCode> {
         } => perft::run(&sfen, depth, !no_bulk, divide, json),
         Command::Mate {
             sfen,
+            file,
             nodes,
             table_mb,
             json,
-        } => mate::run(&sfen, nodes, table_mb, json),
+        } => {
+            let source = match (&sfen, &file) {
+                (_, Some(path)) => mate::Source::File(path),
+                (Some(text), None) => mate::Source::One(text),
+                (None, None) => anyhow::bail!("give --sfen or --file"),
+            };
+            let settings = mate::Settings {
+                nodes,
+                table_mb,
+                json,
+            };
+            mate::run(source, &settings)
+        }
         Command::Inspect {
             files,
             json,

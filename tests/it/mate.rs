@@ -688,6 +688,90 @@ fn cli_accepts_usi_positions_with_moves() {
     assert!(err.contains("move 2 7g7f is illegal"), "{err}");
 }
 
+/// `posfilter mate --file`: 400 labelled positions (every 50th), with a comment, a blank
+/// line and a line that is not a position. One answer per position, in file order with its
+/// line number; each agrees with cshogi's label and is the answer (result, nodes, PV) a fresh
+/// solver gives that position alone, so the reused table changes nothing; the bad line is
+/// reported by number on stderr and as an `error` line, and the rest still run.
+#[test]
+fn cli_file_solves_every_line_like_single_positions() {
+    let dir = crate::support::TempDir::new("mate-file");
+    let labels: Vec<serde_json::Value> =
+        jsonl("mate/labels.jsonl").into_iter().step_by(50).collect();
+    let mut text = String::from("# every 50th labelled position\n\n");
+    let mut line_of = Vec::new();
+    for (k, r) in labels.iter().enumerate() {
+        if k == 7 {
+            text.push_str("9/9/9 b - 1\n");
+        }
+        text.push_str(r["sfen"].as_str().unwrap());
+        text.push('\n');
+        line_of.push(text.lines().count() as u64);
+    }
+    let path = dir.join("positions.sfen");
+    std::fs::write(&path, text).unwrap();
+    let (ok, stdout, stderr) = crate::support::run_bin(&[
+        "mate",
+        "--file",
+        path.to_str().unwrap(),
+        "--nodes",
+        "100000",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let answers: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), labels.len() + 1);
+    let bad = &answers[7];
+    assert_eq!(
+        (bad["line"].as_u64(), bad["position"].as_str()),
+        (Some(10), Some("9/9/9 b - 1"))
+    );
+    assert!(bad["error"].as_str().unwrap().contains("bad SFEN"), "{bad}");
+    assert!(stderr.contains("positions.sfen:10: bad SFEN"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} position(s)", labels.len()))
+            && stderr.contains("1 line(s) not a position"),
+        "{stderr}"
+    );
+    let answers: Vec<&serde_json::Value> =
+        answers.iter().filter(|a| a["error"].is_null()).collect();
+    let (mut mates, mut mated) = (0, 0);
+    for ((r, a), line) in labels.iter().zip(answers).zip(&line_of) {
+        let sfen = r["sfen"].as_str().unwrap();
+        assert_eq!(
+            (a["line"].as_u64(), a["position"].as_str()),
+            (Some(*line), Some(sfen))
+        );
+        let result = a["result"].as_str().unwrap();
+        if r["checkmated"].as_bool().unwrap() {
+            assert_eq!(result, "checkmated", "{sfen}");
+        } else if r["check"].as_bool().unwrap() {
+            match r["andnode"].as_str().unwrap() {
+                "mated" => assert_eq!(result, "mated", "{sfen}"),
+                "not_mated" => assert_ne!(result, "mated", "{sfen}"),
+                _ => {}
+            }
+            mated += (result == "mated") as usize;
+        } else {
+            match r["dfpn"].as_str().unwrap() {
+                "mate" => assert_eq!(result, "mate", "{sfen}"),
+                "no_mate" => assert_ne!(result, "mate", "{sfen}"),
+                _ => {}
+            }
+            mates += (result == "mate") as usize;
+        }
+        let alone = Solver::new(16).solve(&mut pos(sfen), &limits(100_000));
+        assert_eq!(result, alone.result.as_str(), "{sfen}");
+        assert_eq!(a["nodes"].as_u64(), Some(alone.nodes), "{sfen}");
+        let pv: Vec<String> = alone.pv.iter().map(|m| m.to_usi()).collect();
+        assert_eq!(a["pv"], serde_json::json!(pv), "{sfen}");
+    }
+    assert!(mates > 20 && mated > 3, "{mates} mates, {mated} mated");
+}
+
 /// Deep searches fit a small thread stack (the recursion keeps move lists out of its
 /// frames): the 117-ply problem at 300,000 nodes on a 512 KiB stack.
 #[test]
