@@ -7,11 +7,23 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     match cli::run() {
         Ok(code) => code,
+        // A reader that stopped early (`posfilter inspect --dump FILE | head`) is not a
+        // failure: stop quietly, as other command-line tools do.
+        Err(err) if stdout_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("posfilter: error: {}", error_chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the error is a write to a stdout whose reader has gone (a broken pipe).
+fn stdout_closed(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The error and its causes joined by ": ", leaving out a cause whose text the message

@@ -626,3 +626,32 @@ fn inspect_reports_counts_malformed_and_dumps() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A reader that stops early (`posfilter inspect --dump FILE | head`) ends the dump
+/// quietly: exit status 0 and nothing on stderr, not a "Broken pipe" error. The dump of
+/// the bundled teacher file is far larger than a pipe's buffer, so the write that finds
+/// the pipe closed is certain to happen.
+#[test]
+fn a_dump_into_a_closed_pipe_stops_quietly() {
+    let teacher = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv");
+    let mut child = std::process::Command::new(bin())
+        .arg("inspect")
+        .arg(&teacher)
+        .arg("--dump")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    assert!(
+        first.starts_with(b"lnsgkgsnl/"),
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
