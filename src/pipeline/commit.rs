@@ -66,6 +66,7 @@ pub struct Commit {
     out_dir: std::path::PathBuf,
     shard_records: u64,
     zstd_level: Option<i32>,
+    tag_unknown: bool,
 }
 
 /// How the commit writes.
@@ -86,6 +87,9 @@ pub struct CommitOptions<'a> {
     pub dedup: Option<DedupIndex>,
     /// Input file names, by file number.
     pub files: Vec<String>,
+    /// List kept `unknown` records in the audit with the detail the worker gave them
+    /// (`filter.mate.unknown = "tag"`).
+    pub tag_unknown: bool,
 }
 
 impl Commit {
@@ -116,6 +120,7 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
+            tag_unknown: o.tag_unknown,
         })
     }
 
@@ -190,13 +195,23 @@ impl Commit {
             Decision::Keep => {
                 self.counts.kept += 1;
                 self.tallies.unknown_kept += r.unknown as u64;
-                if r.open_path {
-                    // `open_path = "tag"`: counted, and written to the audit as a kept record.
-                    self.tallies.open_path_tagged += 1;
+                let tag_unknown = r.unknown && self.tag_unknown;
+                if r.open_path || tag_unknown {
+                    // `open_path = "tag"` / `unknown = "tag"`: counted, and written to the
+                    // audit as a kept record (one line with both details when both apply).
+                    self.tallies.open_path_tagged += r.open_path as u64;
                     if let Some(audit) = self.audit.as_mut() {
+                        let mut detail = if r.open_path {
+                            extra.open_path_detail.clone()
+                        } else {
+                            json!({})
+                        };
+                        if tag_unknown {
+                            detail["unknown"] = extra.detail.clone();
+                        }
                         audit.write_json_line(&AuditLine {
                             decision: "keep",
-                            detail: Detail::Tree(&extra.open_path_detail),
+                            detail: Detail::Tree(&detail),
                             file,
                             index: r.index,
                             offset: r.offset,

@@ -117,6 +117,9 @@ pub enum UnknownPolicy {
     Keep,
     /// Drop it as `unknown` (only positions shown free of mate within the budget stay).
     Drop,
+    /// Keep it, and list it in audit.jsonl as `keep` with `{"unknown": {"nodes",
+    /// "timed_out", "sfen"}}`, so the undecided records can be searched again.
+    Tag,
 }
 
 /// `[input]`.

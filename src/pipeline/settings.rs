@@ -25,6 +25,9 @@ pub struct MateSettings {
     pub table_per_batch: bool,
     /// Drop positions left `unknown` (`filter.mate.unknown = "drop"`) instead of keeping them.
     pub drop_unknown: bool,
+    /// Give kept `unknown` positions an audit detail with their SFEN
+    /// (`filter.mate.unknown = "tag"`).
+    pub tag_unknown: bool,
 }
 
 /// Per-position settings shared by all workers (read-only during the run).
@@ -78,6 +81,7 @@ impl Settings {
             cache: VerdictCache::new(f.mate.cache_mb).map(Arc::new),
             table_per_batch: f.mate.table_scope == TableScope::Batch,
             drop_unknown: f.mate.unknown == UnknownPolicy::Drop,
+            tag_unknown: f.mate.unknown == UnknownPolicy::Tag,
         });
         let declaration = DeclarationStage::new(&f.declaration, &f.entering_king);
         Settings {

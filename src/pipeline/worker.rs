@@ -340,6 +340,11 @@ impl Worker {
                 r.decision = Decision::Drop(DropReason::Unknown);
                 return r;
             }
+            if r.unknown && m.tag_unknown {
+                // Listed in the audit if it stays kept (the commit's dedup may still drop it).
+                r.extra_mut().detail =
+                    json!({"nodes": v.nodes, "timed_out": v.timed_out, "sfen": pos.to_sfen()});
+            }
         }
         // Kept: the dedup key, and the output bytes (original, move field cleared, or
         // converted).

@@ -1018,9 +1018,12 @@ fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
 
 /// `filter.mate.unknown = "drop"` drops exactly the positions the solver leaves undecided,
 /// as `unknown` in the audit and the report; every other record has the fate it has with
-/// the default `keep`, and the kept shard is the default's minus those records.
+/// the default `keep`, and the kept shard is the default's minus those records. `tag`
+/// keeps what `keep` keeps, byte for byte, and lists the kept undecided records in the
+/// audit with their SFEN, which `posfilter mate --file` at the same budget and table size
+/// leaves undecided too.
 #[test]
-fn unknown_drop_removes_exactly_the_undecided_positions() {
+fn unknown_drop_removes_and_tag_lists_exactly_the_undecided_positions() {
     let n = 300;
     let (dir, _) = startpos_setup("unknown-drop", n, "");
     let input = dir.join("in.psfen");
@@ -1068,6 +1071,53 @@ fn unknown_drop_removes_exactly_the_undecided_positions() {
         rd["records"]["kept"].as_u64(),
         Some(rk["records"]["kept"].as_u64().unwrap() - rk["unknown_kept"].as_u64().unwrap())
     );
+
+    let (tag, _) = run("tag");
+    let shard = |out: &Path| std::fs::read(out.join("kept/part-00000.psfen")).unwrap();
+    assert_eq!(shard(&tag), shard(&keep));
+    let tagged: Vec<(u64, String)> = jsonl_lines(&tag.join("audit.jsonl"))
+        .into_iter()
+        .filter(|a| a["decision"] == "keep")
+        .map(|a| {
+            let unknown = &a["detail"]["unknown"];
+            assert!(unknown["nodes"].as_u64().unwrap() >= 2000, "{a}");
+            let sfen = unknown["sfen"].as_str().unwrap().to_string();
+            (a["index"].as_u64().unwrap(), sfen)
+        })
+        .collect();
+    let kept_unknown: Vec<u64> = dropped_unknown
+        .iter()
+        .copied()
+        .filter(|i| !dk.contains_key(i))
+        .collect();
+    let indices: Vec<u64> = tagged.iter().map(|(i, _)| *i).collect();
+    assert_eq!(indices, kept_unknown);
+    assert_eq!(rk["unknown_kept"].as_u64(), Some(indices.len() as u64));
+    for (i, sfen) in &tagged {
+        let record: &[u8; 32] = bytes[32 * *i as usize..][..32].try_into().unwrap();
+        let pos = posfilter::codec::psfen::decode_psfen(record).unwrap();
+        assert_eq!(&pos.to_sfen(), sfen, "record {i}");
+    }
+    let list = dir.join("unknown.sfen");
+    let text: String = tagged.iter().map(|(_, s)| format!("{s}\n")).collect();
+    std::fs::write(&list, text).unwrap();
+    let (ok, stdout, err) = run_bin(&[
+        "mate",
+        "--file",
+        list.to_str().unwrap(),
+        "--nodes",
+        "2000",
+        "--table-mb",
+        "64",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let again: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(again.len(), tagged.len());
+    assert!(again.iter().all(|v| v["result"] == "unknown"), "{stdout}");
 }
 
 /// `--dry-run` names every input with its format and record count, what it would replace
