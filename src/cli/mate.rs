@@ -26,6 +26,8 @@ pub struct Settings {
     pub table_mb: usize,
     /// One JSON object per position on stdout instead of a text line.
     pub json: bool,
+    /// Threads for a file (`>= 1`).
+    pub threads: usize,
 }
 
 /// Solves the positions of `source` and prints one verdict each.
@@ -42,7 +44,7 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
                 println!("{}", verdict_text(&v));
             }
         }
-        Source::File(path) => run_file(path, &mut solver, settings)?,
+        Source::File(path) => run_file(path, solver, settings, settings.threads.max(1))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -80,10 +82,44 @@ fn verdict_text(v: &Verdict) -> String {
     }
 }
 
-/// The file form: every line is solved in order and answered on stdout (JSON adds `line`
-/// and `position`); a line that is not a possible position is reported with its number
-/// (JSON: an `error` object in its place) and the rest still run. A summary goes to stderr.
-fn run_file(path: &Path, solver: &mut Solver, settings: &Settings) -> Result<()> {
+/// Lines read and solved together: enough to keep every thread busy, few enough that
+/// answers appear steadily.
+const CHUNK_LINES: usize = 256;
+
+/// One line of a positions file, read and parsed, then solved.
+struct Line {
+    number: u64,
+    text: String,
+    /// The position, or why the line is not one.
+    parsed: Result<posfilter::shogi::Position>,
+    /// The verdict and its seconds, once solved.
+    answer: Option<(Verdict, f64)>,
+}
+
+/// Solvers lent to the worker threads (at most one per thread is ever created).
+struct SolverPool {
+    table_mb: usize,
+    idle: std::sync::Mutex<Vec<Solver>>,
+}
+
+impl SolverPool {
+    fn solve(&self, pos: &mut posfilter::shogi::Position, nodes: u64) -> (Verdict, f64) {
+        let taken = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let mut solver = taken.unwrap_or_else(|| Solver::new(self.table_mb));
+        let answer = solve(&mut solver, pos, nodes);
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(solver);
+        }
+        answer
+    }
+}
+
+/// The file form: every line is solved (on `threads` threads, each position on a fresh
+/// table generation, so the answers do not depend on the thread count) and answered on
+/// stdout in file order (JSON adds `line` and `position`); a line that is not a possible
+/// position is reported with its number (JSON: an `error` object in its place) and the
+/// rest still run. A summary goes to stderr.
+fn run_file(path: &Path, solver: Solver, settings: &Settings, threads: usize) -> Result<()> {
     let stdin = path == Path::new("-");
     let name = if stdin {
         "<stdin>".to_string()
@@ -96,59 +132,90 @@ fn run_file(path: &Path, solver: &mut Solver, settings: &Settings) -> Result<()>
         Box::new(std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?)
     };
     let mut reader = BufReader::new(input);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the worker threads")?;
+    let solvers = SolverPool {
+        table_mb: settings.table_mb,
+        idle: std::sync::Mutex::new(vec![solver]),
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
     let (mut bad, mut nodes) = (0u64, 0u64);
     let start = Instant::now();
-    let mut bytes = Vec::new();
     let mut number = 0u64;
-    loop {
-        bytes.clear();
-        let n = reader
-            .read_until(b'\n', &mut bytes)
-            .with_context(|| format!("{name}: cannot read line {}", number + 1))?;
-        if n == 0 {
-            break;
-        }
-        number += 1;
-        let parsed = std::str::from_utf8(&bytes)
-            .map_err(|_| anyhow::anyhow!("not UTF-8 text"))
-            .and_then(|line| {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    return Ok(None);
-                }
-                parse_position(line).map(|pos| Some((line.to_string(), pos)))
+    let mut done = false;
+    while !done {
+        let mut chunk = Vec::with_capacity(CHUNK_LINES);
+        while chunk.len() < CHUNK_LINES {
+            let mut bytes = Vec::new();
+            let n = reader
+                .read_until(b'\n', &mut bytes)
+                .with_context(|| format!("{name}: cannot read line {}", number + 1))?;
+            if n == 0 {
+                done = true;
+                break;
+            }
+            number += 1;
+            let Ok(text) = String::from_utf8(bytes) else {
+                chunk.push(Line {
+                    number,
+                    text: String::new(),
+                    parsed: Err(anyhow::anyhow!("not UTF-8 text")),
+                    answer: None,
+                });
+                continue;
+            };
+            let text = text.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            chunk.push(Line {
+                number,
+                text: text.to_string(),
+                parsed: parse_position(text),
+                answer: None,
             });
-        match parsed {
-            Ok(None) => {}
-            Ok(Some((line, mut pos))) => {
-                let (v, seconds) = solve(solver, &mut pos, settings.nodes);
-                *counts.entry(v.result.as_str()).or_default() += 1;
-                nodes += v.nodes;
-                if settings.json {
-                    let mut j = verdict_json(&v, seconds);
-                    j["line"] = number.into();
-                    j["position"] = line.into();
-                    writeln!(out, "{j}")?;
-                } else {
-                    writeln!(out, "{number}\t{}", verdict_text(&v))?;
+        }
+        pool.install(|| {
+            use rayon::prelude::*;
+            chunk.par_iter_mut().with_max_len(1).for_each(|line| {
+                if let Ok(pos) = line.parsed.as_mut() {
+                    line.answer = Some(solvers.solve(pos, settings.nodes));
                 }
-            }
-            Err(e) => {
-                bad += 1;
-                let text = String::from_utf8_lossy(&bytes).trim().to_string();
-                eprintln!("posfilter: {name}:{number}: {e:#}");
-                if settings.json {
-                    let j = serde_json::json!({"line": number, "position": text,
-                        "error": format!("{e:#}")});
-                    writeln!(out, "{j}")?;
+            });
+        });
+        for line in chunk {
+            let number = line.number;
+            match (line.parsed, line.answer) {
+                (Ok(_), Some((v, seconds))) => {
+                    *counts.entry(v.result.as_str()).or_default() += 1;
+                    nodes += v.nodes;
+                    if settings.json {
+                        let mut j = verdict_json(&v, seconds);
+                        j["line"] = number.into();
+                        j["position"] = line.text.into();
+                        writeln!(out, "{j}")?;
+                    } else {
+                        writeln!(out, "{number}\t{}", verdict_text(&v))?;
+                    }
+                }
+                (Ok(_), None) => anyhow::bail!("{name}:{number}: the position was not solved"),
+                (Err(e), _) => {
+                    bad += 1;
+                    eprintln!("posfilter: {name}:{number}: {e:#}");
+                    if settings.json {
+                        let j = serde_json::json!({"line": number, "position": line.text,
+                            "error": format!("{e:#}")});
+                        writeln!(out, "{j}")?;
+                    }
                 }
             }
         }
+        out.flush()?;
     }
-    out.flush()?;
     let solved: u64 = counts.values().sum();
     let tally: Vec<String> = MATE_RESULTS
         .iter()
@@ -159,7 +226,7 @@ fn run_file(path: &Path, solver: &mut Solver, settings: &Settings) -> Result<()>
         })
         .collect();
     eprintln!(
-        "posfilter: {solved} position(s) in {:.2} s, {nodes} nodes: {}{}",
+        "posfilter: {solved} position(s) in {:.2} s on {threads} thread(s), {nodes} nodes: {}{}",
         start.elapsed().as_secs_f64(),
         if tally.is_empty() {
             "none".to_string()

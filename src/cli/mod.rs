@@ -76,9 +76,12 @@ enum Command {
         /// Node budget.
         #[arg(long, default_value_t = 100_000)]
         nodes: u64,
-        /// Transposition-table size in MB.
+        /// Transposition-table size in MB (per thread).
         #[arg(long, default_value_t = 16)]
         table_mb: usize,
+        /// Threads for --file (0 = all cores); answers do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
         /// One JSON object on stdout: {"result", "plies", "pv", "nodes", "seconds"}; with
         /// --file one per line, adding "line" and "position" (or "error" for a line that is
         /// not a position).
@@ -137,6 +140,7 @@ pub fn run() -> Result<ExitCode> {
             file,
             nodes,
             table_mb,
+            threads,
             json,
         } => {
             let source = match (&sfen, &file) {
@@ -148,6 +152,10 @@ pub fn run() -> Result<ExitCode> {
                 nodes,
                 table_mb,
                 json,
+                threads: match threads {
+                    0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    n => n,
+                },
             };
             mate::run(source, &settings)
         }

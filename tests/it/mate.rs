@@ -691,7 +691,8 @@ fn cli_accepts_usi_positions_with_moves() {
 /// `posfilter mate --file`: 400 labelled positions (every 50th), with a comment, a blank
 /// line and a line that is not a position. One answer per position, in file order with its
 /// line number; each agrees with cshogi's label and is the answer (result, nodes, PV) a fresh
-/// solver gives that position alone, so the reused table changes nothing; the bad line is
+/// solver gives that position alone, so neither the reused tables nor the 2 threads change
+/// anything; the bad line is
 /// reported by number on stderr and as an `error` line, and the rest still run.
 #[test]
 fn cli_file_solves_every_line_like_single_positions() {
@@ -716,6 +717,8 @@ fn cli_file_solves_every_line_like_single_positions() {
         path.to_str().unwrap(),
         "--nodes",
         "100000",
+        "--threads",
+        "2",
         "--json",
     ]);
     assert!(ok, "{stderr}");
