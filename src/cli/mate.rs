@@ -22,7 +22,8 @@ pub enum Source<'a> {
 pub struct Settings {
     /// Node budget per position.
     pub nodes: u64,
-    /// Table size in MB (one table, reused; each position starts on a fresh generation).
+    /// Table size in MB of each solver (one per thread, reused; each position starts on a
+    /// fresh table generation).
     pub table_mb: usize,
     /// One JSON object per position on stdout instead of a text line.
     pub json: bool,
@@ -44,7 +45,7 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
                 println!("{}", verdict_text(&v));
             }
         }
-        Source::File(path) => run_file(path, solver, settings, settings.threads.max(1))?,
+        Source::File(path) => run_file(path, solver, settings)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -114,12 +115,13 @@ impl SolverPool {
     }
 }
 
-/// The file form: every line is solved (on `threads` threads, each position on a fresh
+/// The file form: every line is solved (on `settings.threads` threads, each position on a fresh
 /// table generation, so the answers do not depend on the thread count) and answered on
 /// stdout in file order (JSON adds `line` and `position`); a line that is not a possible
 /// position is reported with its number (JSON: an `error` object in its place) and the
 /// rest still run. A summary goes to stderr.
-fn run_file(path: &Path, solver: Solver, settings: &Settings, threads: usize) -> Result<()> {
+fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
+    let threads = settings.threads.max(1);
     let stdin = path == Path::new("-");
     let name = if stdin {
         "<stdin>".to_string()
@@ -159,14 +161,17 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings, threads: usize) ->
                 break;
             }
             number += 1;
-            let Ok(text) = String::from_utf8(bytes) else {
-                chunk.push(Line {
-                    number,
-                    text: String::new(),
-                    parsed: Err(anyhow::anyhow!("not UTF-8 text")),
-                    answer: None,
-                });
-                continue;
+            let text = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    chunk.push(Line {
+                        number,
+                        text: String::from_utf8_lossy(e.as_bytes()).trim().to_string(),
+                        parsed: Err(anyhow::anyhow!("not UTF-8 text")),
+                        answer: None,
+                    });
+                    continue;
+                }
             };
             let text = text.trim();
             if text.is_empty() || text.starts_with('#') {
