@@ -512,6 +512,14 @@ impl Config {
                     .into(),
             ));
         }
+        if mate.enabled && mate.unknown == UnknownPolicy::Tag && !raw.output.audit {
+            return Err(bad(
+                "filter.mate.unknown",
+                "`tag` lists the undecided positions in audit.jsonl, but output.audit is \
+                 false: turn the audit on, or use `keep`"
+                    .into(),
+            ));
+        }
         let join = |p: &str| {
             let p = Path::new(p);
             if p.is_absolute() {

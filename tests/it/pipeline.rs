@@ -1265,6 +1265,10 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
             "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"batch\"\n",
             &["filter.mate.table_scope", "line 4", "cache_mb = 0"][..],
         ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\naudit = false\n[filter.mate]\nunknown = \"tag\"\n",
+            &["filter.mate.unknown", "line 6", "output.audit is false"][..],
+        ),
     ];
     for (text, needles) in cases {
         let path = dir.join("pipeline.toml");
