@@ -32,3 +32,9 @@ bench-codec:
 bench-pipeline file="data/startpos.psfen":
     cargo build --release
     python3 benches/pipeline_compare.py {{file}}
+
+# mate solver against cshogi on fresh random-playout positions (SEED, COUNT), both budgets;
+# cshogi-only mates go to fresh-SEED.misses (needs `pip install cshogi==1.1.0`)
+bench-fresh seed="2611" count="30000":
+    python3 benches/fresh_positions.py {{seed}} {{count}} > target/fresh-{{seed}}.sfen
+    MATE_BENCH_FILE=target/fresh-{{seed}}.sfen MATE_BENCH_MISSES=target/fresh-{{seed}}.misses MATE_BENCH_SUMMARY_ONLY=1 MATE_SKIP_SEEDS=1 cargo bench --bench mate
