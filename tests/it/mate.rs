@@ -391,7 +391,7 @@ fn hard_positions_past_the_bench_budget() {
 /// The mates cshogi proves at 100,000 nodes on the fresh differential sets (tests/data/mate/
 /// fresh_misses.py: 31 positions of seeds 7331 and 2611) where our search ran out at that
 /// budget: with a larger budget we prove every one, mate at an OR root and mated at an AND
-/// root, with a verified PV. Measured when they were collected: 68–456 k nodes at 16 MB, so
+/// root, with a verified PV. Measured when they were collected: 100–470 k nodes at 16 MB, so
 /// the 1 M budget leaves room for search-order changes, not for a solver that cannot prove
 /// them.
 #[test]
