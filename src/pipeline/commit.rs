@@ -66,7 +66,6 @@ pub struct Commit {
     out_dir: std::path::PathBuf,
     shard_records: u64,
     zstd_level: Option<i32>,
-    tag_unknown: bool,
 }
 
 /// How the commit writes.
@@ -87,9 +86,6 @@ pub struct CommitOptions<'a> {
     pub dedup: Option<DedupIndex>,
     /// Input file names, by file number.
     pub files: Vec<String>,
-    /// List kept `unknown` records in the audit with the detail the worker gave them
-    /// (`filter.mate.unknown = "tag"`).
-    pub tag_unknown: bool,
 }
 
 impl Commit {
@@ -120,7 +116,6 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
-            tag_unknown: o.tag_unknown,
         })
     }
 
@@ -195,7 +190,9 @@ impl Commit {
             Decision::Keep => {
                 self.counts.kept += 1;
                 self.tallies.unknown_kept += r.unknown as u64;
-                let tag_unknown = r.unknown && self.tag_unknown;
+                // A kept record carries an audit detail only when the worker tagged it
+                // (`filter.mate.unknown = "tag"`: its nodes and SFEN).
+                let tag_unknown = r.unknown && !extra.detail.is_null();
                 if r.open_path || tag_unknown {
                     // `open_path = "tag"` / `unknown = "tag"`: counted, and written to the
                     // audit as a kept record (one line with both details when both apply).

@@ -46,7 +46,7 @@ use crate::codec;
 use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
 use crate::io::input::InputError;
 use commit::{Commit, CommitOptions};
-use config::{Compression, Config, UnknownPolicy};
+use config::{Compression, Config};
 use plan::Plan;
 use progress::Progress;
 use report::{InputSummary, Report};
@@ -151,7 +151,6 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         mates: config.raw.mates.enabled.then_some(settings.mates_format),
         dedup,
         files: paths.iter().map(|p| p.display().to_string()).collect(),
-        tag_unknown: config.raw.filter.mate.unknown == UnknownPolicy::Tag,
     })
     .map_err(out_err)?;
 

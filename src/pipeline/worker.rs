@@ -341,7 +341,8 @@ impl Worker {
                 return r;
             }
             if r.unknown && m.tag_unknown {
-                // Listed in the audit if it stays kept (the commit's dedup may still drop it).
+                // The commit lists a kept record that has a detail in the audit (unless its
+                // dedup drops it as a duplicate).
                 r.extra_mut().detail =
                     json!({"nodes": v.nodes, "timed_out": v.timed_out, "sfen": pos.to_sfen()});
             }
