@@ -41,6 +41,10 @@ enum Command {
         /// needs, print them and stop: nothing is written.
         #[arg(long)]
         dry_run: bool,
+        /// Go on from the checkpoint a stopped run left in the output directory (same
+        /// config and inputs; any thread count) instead of starting over.
+        #[arg(long, conflicts_with = "dry_run")]
+        resume: bool,
     },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
@@ -118,6 +122,7 @@ pub fn run() -> Result<ExitCode> {
             quiet,
             log_every,
             dry_run,
+            resume,
         } => run::run(
             &config,
             threads,
@@ -126,6 +131,7 @@ pub fn run() -> Result<ExitCode> {
                 quiet,
                 log_every,
                 dry_run,
+                resume,
             },
         ),
         Command::Perft {

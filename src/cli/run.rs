@@ -17,6 +17,8 @@ pub struct Mode {
     pub log_every: f64,
     /// Print the plan and stop.
     pub dry_run: bool,
+    /// Go on from the output directory's checkpoint.
+    pub resume: bool,
 }
 
 /// Runs the pipeline described by `config_path`, or with `mode.dry_run` prints what the run
@@ -31,6 +33,7 @@ pub fn run(
         quiet,
         log_every,
         dry_run,
+        resume,
     } = mode;
     let raw = RawConfig::load(config_path)?;
     let config = Config::resolve(
@@ -41,6 +44,7 @@ pub fn run(
             out_dir: out,
             quiet,
             log_every: Some(log_every),
+            resume,
         },
     )?;
     if dry_run {
@@ -78,6 +82,9 @@ pub fn run(
             config_path.display(),
             config.out_dir.display()
         );
+        if let Some(at) = report.resumed_from.last() {
+            eprintln!("  resumed at record {at} from the checkpoint in the output directory");
+        }
         if report.replaced_files > 0 {
             eprintln!(
                 "  replaced {} files of a previous run in {}",

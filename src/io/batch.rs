@@ -28,6 +28,7 @@
 use super::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
 use crate::codec::Format;
+use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +37,23 @@ use std::sync::Arc;
 pub const MAX_LINE: usize = 1 << 20;
 /// A text batch stops growing at this many bytes, whatever its record count.
 const MAX_TEXT_BATCH: usize = 64 << 20;
+
+/// Where a reader stands between two batches: enough to start a new reader
+/// ([`Batches::resume`]) that yields exactly the batches the first would have yielded from
+/// there (a checkpointed run goes on from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumePoint {
+    /// Index of the file in the input list.
+    pub file: usize,
+    /// Byte offset in that file's (decompressed) stream.
+    pub offset: u64,
+    /// Global index of the next record.
+    pub next_index: u64,
+    /// Number of the next batch.
+    pub seq: u64,
+    /// psv: gamePly of the record before `offset` in the same file (game boundaries).
+    pub last_ply: Option<u16>,
+}
 
 /// How to cut batches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +136,8 @@ pub struct Batch {
     /// The full length of the batch's last record when that is a text line longer than
     /// [`MAX_LINE`] (its bytes hold only the first [`MAX_LINE`]).
     pub overlong: Option<u64>,
+    /// Where the reader stood right after cutting this batch.
+    pub next: ResumePoint,
 }
 
 impl Batch {
@@ -245,6 +265,8 @@ pub struct Batches {
     /// stands for the unreadable rest.
     broken: Option<(u64, String)>,
     failed: bool,
+    /// A resumed reader: the stream of its first file starts at this point.
+    start: Option<ResumePoint>,
 }
 
 impl Batches {
@@ -277,12 +299,73 @@ impl Batches {
             spare: Vec::new(),
             broken: None,
             failed: false,
+            start: None,
+        }
+    }
+
+    /// Batches over `files` from `point` on (a point of a [`Batch::next`] of a reader over
+    /// the same files and options): the batches that reader yielded after that one.
+    pub fn resume(files: Vec<InputSpec>, opts: BatchOptions, point: ResumePoint) -> Batches {
+        let mut b = Batches::new(files, opts);
+        b.file = point.file;
+        b.next_index = point.next_index;
+        b.seq = point.seq;
+        b.start = Some(point);
+        b
+    }
+
+    /// The reader's state now (between batches).
+    fn point(&self) -> ResumePoint {
+        ResumePoint {
+            file: self.file,
+            offset: self.offset,
+            next_index: self.next_index,
+            seq: self.seq,
+            last_ply: self.last_ply,
         }
     }
 
     /// Global index the next record will get (after the iterator ends: the record count).
     pub fn next_index(&self) -> u64 {
         self.next_index
+    }
+
+    /// Moves the just-opened stream of a resumed reader to `point`.
+    fn skip_to(&mut self, point: ResumePoint) -> Result<(), InputError> {
+        let path = self.path.as_ref().clone();
+        let Some(stream) = self.stream.as_mut() else {
+            return Ok(());
+        };
+        let mut left = point.offset;
+        while left > 0 {
+            let avail = match stream.fill_buf() {
+                Ok(buf) => buf.len() as u64,
+                Err(e) => {
+                    return Err(InputError::Unreadable {
+                        path,
+                        offset: point.offset - left,
+                        reason: e.to_string(),
+                    })
+                }
+            };
+            if avail == 0 {
+                return Err(InputError::Unreadable {
+                    path,
+                    offset: point.offset - left,
+                    reason: format!(
+                        "the stream ends before byte {}, where the checkpoint stopped (the \
+                         file changed)",
+                        point.offset
+                    ),
+                });
+            }
+            let used = avail.min(left);
+            stream.consume(used as usize);
+            left -= used;
+        }
+        self.offset = point.offset;
+        self.last_ply = point.last_ply;
+        Ok(())
     }
 
     fn read_binary(&mut self, size: usize, psv: bool) -> Result<Vec<u8>, InputError> {
@@ -412,7 +495,7 @@ impl Iterator for Batches {
         while !self.failed && self.file < self.files.len() {
             let spec = self.files[self.file].clone();
             if let Some((offset, reason)) = self.broken.take() {
-                let batch = Batch {
+                let mut batch = Batch {
                     seq: self.seq,
                     file: self.file,
                     path: self.path.clone(),
@@ -425,11 +508,15 @@ impl Iterator for Batches {
                     disk_end: self.disk.as_ref().map_or(0, DiskPosition::len),
                     broken: Some(reason),
                     overlong: None,
+                    next: self.point(),
                 };
                 self.seq += 1;
                 self.next_index += 1;
                 self.stream = None;
                 self.file += 1;
+                self.offset = 0;
+                self.last_ply = None;
+                batch.next = self.point();
                 return Some(Ok(batch));
             }
             if self.stream.is_none() {
@@ -447,6 +534,12 @@ impl Iterator for Batches {
                 self.offset = 0;
                 self.last_ply = None;
                 self.carry.clear();
+                if let Some(point) = self.start.take() {
+                    if let Err(e) = self.skip_to(point) {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                }
             }
             let read = match spec.format.record_size() {
                 Some(size) => self
@@ -486,6 +579,7 @@ impl Iterator for Batches {
                 disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
                 broken: None,
                 overlong: None,
+                next: self.point(),
             };
             let n = batch.len();
             if n == 0 {
@@ -504,6 +598,7 @@ impl Iterator for Batches {
                 batch.overlong = Some(len);
             }
             self.next_index += n as u64;
+            batch.next = self.point();
             return Some(Ok(batch));
         }
         None

@@ -14,9 +14,9 @@
 
 use crate::codec::{self, CodecError, Format, TeacherFields};
 use crate::shogi::Position;
-use serde::Serialize;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -65,7 +65,7 @@ impl Default for OutputOptions {
 }
 
 /// A finished output file, for manifest.json.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardInfo {
     /// Final path.
     pub path: PathBuf,
@@ -86,6 +86,51 @@ pub(crate) struct Counted {
     bytes: u64,
 }
 
+/// How far a [`Counted`] file had been written at a checkpoint: its length and the CRC-32
+/// of those bytes (the state a resumed run continues from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMark {
+    /// Bytes on disk.
+    pub bytes: u64,
+    /// CRC-32 (IEEE) of those bytes.
+    pub crc32: u32,
+}
+
+impl FileMark {
+    /// Checks that `path` starts with the bytes this mark describes (its first `bytes`
+    /// bytes have this CRC-32); the error says how it differs (callers add the path).
+    pub fn verify(&self, path: &Path) -> io::Result<()> {
+        let mut file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if len < self.bytes {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{len} bytes, but the checkpoint recorded {}", self.bytes),
+            ));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        let mut left = self.bytes;
+        let mut buf = vec![0u8; 1 << 20];
+        while left > 0 {
+            let want = left.min(buf.len() as u64) as usize;
+            file.read_exact(&mut buf[..want])?;
+            crc.update(&buf[..want]);
+            left -= want as u64;
+        }
+        if crc.finalize() != self.crc32 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "its first {} bytes are not those the checkpoint recorded (CRC-32 \
+                     differs): the file was changed after the run stopped",
+                    self.bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Counted {
     /// Creates (truncates) `path`.
     pub(crate) fn create(path: &Path) -> io::Result<Counted> {
@@ -93,6 +138,32 @@ impl Counted {
             inner: BufWriter::with_capacity(1 << 20, File::create(path)?),
             crc: crc32fast::Hasher::new(),
             bytes: 0,
+        })
+    }
+
+    /// Reopens `path` to go on writing after the bytes `mark` describes: checks them
+    /// ([`FileMark::verify`]), cuts off whatever was written after the checkpoint, and
+    /// continues the count and the CRC from the mark.
+    pub(crate) fn reopen(path: &Path, mark: FileMark) -> io::Result<Counted> {
+        mark.verify(path)?;
+        let mut file = OpenOptions::new().write(true).open(path)?;
+        file.set_len(mark.bytes)?;
+        file.seek(SeekFrom::End(0))?;
+        Ok(Counted {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new_with_initial_len(mark.crc32, mark.bytes),
+            bytes: mark.bytes,
+        })
+    }
+
+    /// Flushes and syncs the bytes written so far (they are on disk when this returns) and
+    /// returns their mark.
+    pub(crate) fn mark(&mut self) -> io::Result<FileMark> {
+        self.inner.flush()?;
+        self.inner.get_ref().sync_data()?;
+        Ok(FileMark {
+            bytes: self.bytes,
+            crc32: self.crc.clone().finalize(),
         })
     }
 
@@ -138,6 +209,37 @@ impl Sink {
         c.flush()?;
         Ok(c)
     }
+
+    /// A sink over `c` that starts writing at its current end (a new zstd frame).
+    fn over(c: Counted, zstd_level: Option<i32>) -> io::Result<Sink> {
+        Ok(match zstd_level {
+            None => Sink::Plain(c),
+            Some(level) => Sink::Zstd(zstd::stream::write::Encoder::new(c, level)?),
+        })
+    }
+}
+
+/// A shard writer's state at a checkpoint ([`ShardWriter::checkpoint`]), from which
+/// [`ShardWriter::resume`] goes on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardWriterMark {
+    /// The number the next new shard gets (the open shard, if any, has the one before).
+    pub next_shard: u32,
+    /// The finished shards.
+    pub done: Vec<ShardInfo>,
+    /// The shard being written: its final name, records so far and bytes on disk.
+    pub open: Option<OpenMark>,
+}
+
+/// The open shard of a [`ShardWriterMark`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenMark {
+    /// Final file name (in the writer's directory).
+    pub name: String,
+    /// Records written to it.
+    pub records: u64,
+    /// Its bytes on disk (under the temporary name).
+    pub file: FileMark,
 }
 
 struct Open {
@@ -223,12 +325,7 @@ impl ShardWriter {
         let path = self.dir.join(&name);
         let tmp = self.dir.join(format!(".{name}.tmp"));
         let counted = Counted::create(&tmp).map_err(Self::io(&tmp))?;
-        let sink = match self.opts.zstd_level {
-            None => Sink::Plain(counted),
-            Some(level) => Sink::Zstd(
-                zstd::stream::write::Encoder::new(counted, level).map_err(Self::io(&tmp))?,
-            ),
-        };
+        let sink = Sink::over(counted, self.opts.zstd_level).map_err(Self::io(&tmp))?;
         self.open = Some(Open {
             tmp,
             path,
@@ -304,6 +401,95 @@ impl ShardWriter {
         r
     }
 
+    /// Makes everything written so far durable and returns the writer's state: the open
+    /// shard is flushed and synced, and a compressed one ends its zstd frame there (the
+    /// next record starts a new frame of the same file; zstd reads concatenated frames as
+    /// one stream). The bytes written therefore depend on where checkpoints fall, which
+    /// the run makes a function of the input alone.
+    pub fn checkpoint(&mut self) -> Result<ShardWriterMark, OutputError> {
+        let open = match self.open.take() {
+            None => None,
+            Some(o) => {
+                let mut counted = o.sink.finish().map_err(Self::io(&o.tmp))?;
+                let file = counted.mark().map_err(Self::io(&o.tmp))?;
+                let sink = Sink::over(counted, self.opts.zstd_level).map_err(Self::io(&o.tmp))?;
+                let name = file_name(&o.path);
+                let records = o.records;
+                self.open = Some(Open { sink, ..o });
+                Some(OpenMark {
+                    name,
+                    records,
+                    file,
+                })
+            }
+        };
+        Ok(ShardWriterMark {
+            next_shard: self.next_shard,
+            done: self.done.clone(),
+            open,
+        })
+    }
+
+    /// A writer in `dir` that goes on from `mark` ([`ShardWriter::checkpoint`]) after a run
+    /// stopped: the finished shards are checked (size and CRC-32), the open one is cut back
+    /// to its checkpointed bytes (renamed back to its temporary name if the stopped run
+    /// had already finished it), and shards the stopped run began after the checkpoint are
+    /// removed. `single` as in [`ShardWriter::single`] (the file name, `.zst` included).
+    pub fn resume(
+        dir: &Path,
+        format: Format,
+        opts: OutputOptions,
+        single: Option<String>,
+        mark: &ShardWriterMark,
+    ) -> Result<ShardWriter, OutputError> {
+        for shard in &mark.done {
+            FileMark {
+                bytes: shard.bytes,
+                crc32: u32::from_str_radix(&shard.crc32, 16).unwrap_or(0),
+            }
+            .verify(&shard.path)
+            .map_err(Self::io(&shard.path))?;
+        }
+        let mut w = ShardWriter::new(dir, format, opts);
+        w.single = single;
+        w.next_shard = mark.next_shard;
+        w.done = mark.done.clone();
+        if let Some(o) = &mark.open {
+            let path = dir.join(&o.name);
+            let tmp = dir.join(format!(".{}.tmp", o.name));
+            if !tmp.exists() && path.exists() {
+                std::fs::rename(&path, &tmp).map_err(Self::io(&path))?;
+            }
+            let counted = Counted::reopen(&tmp, o.file).map_err(Self::io(&tmp))?;
+            let sink = Sink::over(counted, opts.zstd_level).map_err(Self::io(&tmp))?;
+            w.open = Some(Open {
+                tmp,
+                path,
+                sink,
+                records: o.records,
+            });
+        }
+        if w.single.is_none() {
+            // Shards numbered from `next_shard` on were begun after the checkpoint.
+            let compressed = opts.zstd_level.is_some();
+            for n in mark.next_shard.. {
+                let name = Self::shard_name(format, n, compressed);
+                let mut found = false;
+                for p in [dir.join(&name), dir.join(format!(".{name}.tmp"))] {
+                    match std::fs::remove_file(&p) {
+                        Ok(()) => found = true,
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(Self::io(&p)(e)),
+                    }
+                }
+                if !found {
+                    break;
+                }
+            }
+        }
+        Ok(w)
+    }
+
     /// Records written so far, all shards.
     pub fn records(&self) -> u64 {
         self.done.iter().map(|s| s.records).sum::<u64>()
@@ -319,4 +505,11 @@ impl ShardWriter {
         self.close()?;
         Ok(std::mem::take(&mut self.done))
     }
+}
+
+/// The last component of `path` as a string.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
 }

@@ -6,14 +6,15 @@
 //! Each outcome passed to [`Commit::apply`] adds exactly one to `counts.input` and exactly one
 //! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
 
-use super::output::{AtomicFile, FileInfo};
+use super::checkpoint::DedupLog;
+use super::output::{AtomicFile, AtomicMark, FileInfo};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
 use crate::filter::FirstSeen;
 use crate::filter::{Decision, DropReason};
-use crate::io::output::{OutputOptions, ShardWriter};
-use serde::Serialize;
+use crate::io::output::{FileMark, OutputOptions, ShardWriter, ShardWriterMark};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::io;
 use std::path::Path;
@@ -55,6 +56,8 @@ pub struct Commit {
     /// Records read per input file.
     pub per_file: Vec<u64>,
     dedup: Option<DedupIndex>,
+    /// With checkpoints on: every key added to `dedup`, for a resumed run.
+    dedup_log: Option<DedupLog>,
     /// Kept-record writers, one per output format met so far (a handful: searched linearly).
     kept: Vec<(Format, ShardWriter)>,
     out_format: Option<Format>,
@@ -86,6 +89,31 @@ pub struct CommitOptions<'a> {
     pub dedup: Option<DedupIndex>,
     /// Input file names, by file number.
     pub files: Vec<String>,
+    /// Where to log the keys added to `dedup` (checkpoints on).
+    pub dedup_log: Option<DedupLog>,
+}
+
+/// The commit's state at a checkpoint: its counts and every writer's mark.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommitMark {
+    /// Record counts.
+    pub counts: Counts,
+    /// Tallies.
+    pub tallies: Tallies,
+    /// Records read per input file.
+    pub per_file: Vec<u64>,
+    /// Kept-record writers in the order they were opened.
+    pub kept: Vec<(Format, ShardWriterMark)>,
+    /// The binary mates file.
+    pub mates_bin: Option<ShardWriterMark>,
+    /// audit.jsonl.
+    pub audit: Option<AtomicMark>,
+    /// rejected.jsonl.
+    pub rejected: AtomicMark,
+    /// mates.jsonl.
+    pub mates_jsonl: Option<AtomicMark>,
+    /// The dedup log.
+    pub dedup_log: Option<FileMark>,
 }
 
 impl Commit {
@@ -97,6 +125,7 @@ impl Commit {
             tallies: Tallies::default(),
             per_file: vec![0; o.files.len()],
             dedup: o.dedup,
+            dedup_log: o.dedup_log,
             kept: Vec::new(),
             out_format: o.out_format,
             audit: if o.audit {
@@ -116,6 +145,89 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
+        })
+    }
+
+    /// A commit that goes on from `mark` (taken by [`Commit::checkpoint`] in a run of the
+    /// same configuration): counts restored, every file checked against its mark and
+    /// reopened there. `o.dedup` must already hold the keys of the dedup log.
+    pub fn resume(o: CommitOptions<'_>, mark: &CommitMark) -> io::Result<Commit> {
+        let dir = o.out_dir;
+        let resume_atomic = |rel: &str, m: Option<AtomicMark>| match m {
+            Some(m) => AtomicFile::resume(dir, rel, m).map(Some),
+            None => Ok(None),
+        };
+        let opts = OutputOptions {
+            zstd_level: o.zstd_level,
+            shard_records: o.shard_records,
+        };
+        let mut kept = Vec::new();
+        for (format, m) in &mark.kept {
+            let w = ShardWriter::resume(&dir.join("kept"), *format, opts, None, m)
+                .map_err(io::Error::other)?;
+            kept.push((*format, w));
+        }
+        let mates_bin = match (o.mates, &mark.mates_bin) {
+            (Some(f), Some(m)) => Some(
+                ShardWriter::resume(
+                    dir,
+                    f,
+                    OutputOptions {
+                        zstd_level: None,
+                        shard_records: 0,
+                    },
+                    Some(format!("mates.{}", f.extension())),
+                    m,
+                )
+                .map_err(io::Error::other)?,
+            ),
+            _ => None,
+        };
+        Ok(Commit {
+            counts: mark.counts.clone(),
+            tallies: mark.tallies.clone(),
+            per_file: mark.per_file.clone(),
+            dedup: o.dedup,
+            dedup_log: o.dedup_log,
+            kept,
+            out_format: o.out_format,
+            audit: resume_atomic("audit.jsonl", mark.audit)?,
+            rejected: AtomicFile::resume(dir, "rejected.jsonl", mark.rejected)?,
+            mates_jsonl: resume_atomic("mates.jsonl", mark.mates_jsonl)?,
+            mates_bin,
+            files: o.files,
+            out_dir: dir.to_path_buf(),
+            shard_records: o.shard_records,
+            zstd_level: o.zstd_level,
+        })
+    }
+
+    /// Makes everything committed so far durable (flushed and synced) and returns the
+    /// state a resumed run goes on from.
+    pub fn checkpoint(&mut self) -> io::Result<CommitMark> {
+        let mut kept = Vec::new();
+        for (format, w) in &mut self.kept {
+            kept.push((*format, w.checkpoint().map_err(io::Error::other)?));
+        }
+        let mates_bin = match self.mates_bin.as_mut() {
+            Some(w) => Some(w.checkpoint().map_err(io::Error::other)?),
+            None => None,
+        };
+        let mark = |f: Option<&mut AtomicFile>| f.map(AtomicFile::checkpoint).transpose();
+        Ok(CommitMark {
+            counts: self.counts.clone(),
+            tallies: self.tallies.clone(),
+            per_file: self.per_file.clone(),
+            kept,
+            mates_bin,
+            audit: mark(self.audit.as_mut())?,
+            rejected: self.rejected.checkpoint()?,
+            mates_jsonl: mark(self.mates_jsonl.as_mut())?,
+            dedup_log: self
+                .dedup_log
+                .as_mut()
+                .map(DedupLog::checkpoint)
+                .transpose()?,
         })
     }
 
@@ -178,6 +290,8 @@ impl Commit {
                     } else {
                         Detail::FirstIndex { first_index: first }
                     };
+                } else if let Some(log) = self.dedup_log.as_mut() {
+                    log.append(key, r.index)?;
                 }
             }
         }

@@ -148,6 +148,8 @@ pub struct OutputConfig {
     pub zstd_level: i32,
     /// Write audit.jsonl (every record not kept).
     pub audit: bool,
+    /// A checkpoint (for `run --resume`) after about this many input records; 0 = none.
+    pub checkpoint_records: u64,
 }
 
 /// `[workers]`.
@@ -275,6 +277,7 @@ impl Default for OutputConfig {
             compression: Compression::Zstd,
             zstd_level: 3,
             audit: true,
+            checkpoint_records: DEFAULT_CHECKPOINT_RECORDS,
         }
     }
 }
@@ -322,6 +325,9 @@ impl Default for MatesConfig {
     }
 }
 
+/// Default `output.checkpoint_records`.
+pub const DEFAULT_CHECKPOINT_RECORDS: u64 = 1_000_000;
+
 /// The largest `workers.batch_records` (a batch of 40-byte records is then 40 MiB).
 pub const MAX_BATCH_RECORDS: usize = 1 << 20;
 /// The largest `workers.table_mb` and `filter.mate.cache_mb` (a typo of a few zeros would
@@ -352,6 +358,8 @@ pub struct Config {
     /// When stderr is not a terminal, a progress line at the first commit after each such
     /// interval (`None`: no lines).
     pub log_every: Option<std::time::Duration>,
+    /// Go on from the checkpoint in the output directory (`--resume`).
+    pub resume: bool,
 }
 
 /// Command-line overrides of operational settings.
@@ -365,6 +373,8 @@ pub struct Overrides {
     pub quiet: bool,
     /// `--log-every` in seconds (0 = no progress lines); `None` = the default, 60.
     pub log_every: Option<f64>,
+    /// `--resume`.
+    pub resume: bool,
 }
 
 /// Seconds between progress lines when stderr is not a terminal, unless `--log-every` says
@@ -550,6 +560,7 @@ impl Config {
             threads,
             progress: !overrides.quiet,
             log_every: log_every(overrides.log_every),
+            resume: overrides.resume,
             raw,
         })
     }

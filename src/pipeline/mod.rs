@@ -31,6 +31,7 @@
 //! copy of all of it). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it
 //! holds).
 
+pub mod checkpoint;
 pub mod commit;
 pub mod config;
 pub mod output;
@@ -45,6 +46,7 @@ pub mod worker;
 use crate::codec;
 use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
 use crate::io::input::InputError;
+use checkpoint::{Checkpoint, DedupLog, InputStamp, CHECKPOINT_FILE, DEDUP_LOG_FILE};
 use commit::{Commit, CommitOptions};
 use config::{Compression, Config};
 use plan::Plan;
@@ -88,6 +90,14 @@ pub enum PipelineError {
     /// The counts do not add up (a bug: the run's output must not be trusted).
     #[error("{0}")]
     Reconciliation(String),
+    /// `--resume` found nothing it can go on from.
+    #[error("cannot resume the run in {dir}: {why}")]
+    Resume {
+        /// The output directory.
+        dir: String,
+        /// Why not.
+        why: String,
+    },
 }
 
 /// What a run of `config` would read and write, without reading the records or writing
@@ -107,6 +117,12 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     };
     let settings = Settings::from_config(config);
     let plan = Plan::new(config, &settings)?;
+    let stamps = input_stamps(&plan).map_err(out_err)?;
+    let resumed = if config.resume {
+        Some(resumable(config, &plan)?)
+    } else {
+        None
+    };
     let total = plan.exact_records();
     // Progress counts bytes on disk: file `i` starts at `disk_start[i]` of the whole input.
     let disk_start: Vec<u64> = plan
@@ -125,7 +141,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             progress::warn(&warning);
         }
     }
-    let dedup = if settings.dedup {
+    let mut dedup = if settings.dedup {
         // Growing the index re-places every key it holds; size it for the input up front
         // (uncompressed inputs tell their record count), within a bound.
         let expected = total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize;
@@ -139,9 +155,44 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         previous,
         ..
     } = plan;
-    let replaced_files = previous.remove().map_err(out_err)?;
+    let checkpoint_every = config.raw.output.checkpoint_records;
+    // A file of the stopped run that does not match its checkpoint.
+    let damaged = |e: std::io::Error| PipelineError::Resume {
+        dir: out_dir.display().to_string(),
+        why: format!("{e}; run without --resume to start over"),
+    };
+    let replaced_files = match &resumed {
+        Some(cp) => {
+            // From here on the directory must not claim a complete run (a run stopped
+            // after writing its manifest but before removing its checkpoint).
+            for name in ["manifest.json", "report.json"] {
+                remove_if_present(&out_dir.join(name)).map_err(out_err)?;
+            }
+            cp.replaced_files
+        }
+        None => {
+            if config.progress && previous.unfinished() {
+                progress::warn(&format!(
+                    "{} holds a checkpoint of an unfinished run; starting over (`run --resume` \
+                     would go on from it)",
+                    out_dir.display()
+                ));
+            }
+            previous.remove().map_err(out_err)?
+        }
+    };
     std::fs::create_dir_all(out_dir).map_err(out_err)?;
-    let mut commit = Commit::new(CommitOptions {
+    let dedup_log = match (&mut dedup, &resumed) {
+        (Some(index), Some(cp)) => match cp.commit.dedup_log {
+            Some(mark) => Some(DedupLog::resume(out_dir, mark, index).map_err(damaged)?),
+            None => None,
+        },
+        (Some(_), None) if checkpoint_every > 0 => {
+            Some(DedupLog::create(out_dir).map_err(out_err)?)
+        }
+        _ => None,
+    };
+    let options = CommitOptions {
         out_dir,
         out_format: settings.output_format,
         shard_records: config.raw.output.shard_records,
@@ -151,8 +202,32 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         mates: config.raw.mates.enabled.then_some(settings.mates_format),
         dedup,
         files: paths.iter().map(|p| p.display().to_string()).collect(),
-    })
-    .map_err(out_err)?;
+        dedup_log,
+    };
+    let mut commit = match &resumed {
+        Some(cp) => Commit::resume(options, &cp.commit).map_err(damaged)?,
+        None => Commit::new(options).map_err(out_err)?,
+    };
+    let mut checkpoints = Checkpoints {
+        every: checkpoint_every,
+        next_at: next_multiple(
+            resumed.as_ref().map_or(0, |cp| cp.next.next_index),
+            checkpoint_every,
+        ),
+        written: 0,
+        stop_after: std::env::var(STOP_AFTER_CHECKPOINTS)
+            .ok()
+            .and_then(|v| v.parse().ok()),
+        prior_seconds: resumed.as_ref().map_or(0.0, |cp| cp.seconds),
+        resumed_from: match &resumed {
+            Some(cp) => {
+                let mut r = cp.resumed_from.clone();
+                r.push(cp.next.next_index);
+                r
+            }
+            None => Vec::new(),
+        },
+    };
 
     let threads = config.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -176,13 +251,14 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             format: d.format,
         })
         .collect();
-    let mut batches = Batches::new(
-        specs,
-        BatchOptions {
-            records: config.batch_records(),
-            align_games: true,
-        },
-    );
+    let batch_options = BatchOptions {
+        records: config.batch_records(),
+        align_games: true,
+    };
+    let mut batches = match &resumed {
+        Some(cp) => Batches::resume(specs, batch_options, cp.next),
+        None => Batches::new(specs, batch_options),
+    };
     // Streaming ordered commit: up to `limit` batches are in flight or waiting; finished
     // batches wait in `pending` until every earlier one is committed, so output order and
     // dedup are those of the input whatever finishes first, and no worker waits for a slow
@@ -235,6 +311,20 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             pending.insert(seq, (batch, outcome));
             while let Some((batch, mut outcome)) = pending.remove(&committed) {
                 commit.apply(batch.format, &outcome).map_err(out_err)?;
+                if checkpoints.due(batch.next.next_index) {
+                    let cp = Checkpoint {
+                        version: env!("CARGO_PKG_VERSION").to_string(),
+                        config: checkpoint::config_value(config),
+                        inputs: stamps.clone(),
+                        next: batch.next,
+                        seconds: checkpoints.prior_seconds + start.elapsed().as_secs_f64(),
+                        replaced_files,
+                        resumed_from: checkpoints.resumed_from.clone(),
+                        commit: commit.checkpoint().map_err(out_err)?,
+                    };
+                    write_json(out_dir, CHECKPOINT_FILE, &cp).map_err(out_err)?;
+                    checkpoints.written(batch.next.next_index);
+                }
                 let disk_done = disk_start.get(batch.file).copied().unwrap_or(0) + batch.disk_end;
                 outcome.recycle();
                 if let Ok(mut s) = spare.lock() {
@@ -254,7 +344,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     })?;
     progress.finish();
 
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = checkpoints.prior_seconds + start.elapsed().as_secs_f64();
     let inputs: Vec<InputSummary> = paths
         .iter()
         .zip(&detections)
@@ -280,6 +370,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         config: serde_json::to_value(&config.raw).unwrap_or_default(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         replaced_files,
+        resumed_from: checkpoints.resumed_from.clone(),
     };
     let reconciled = report.records.reconcile();
     let files_written = commit.finish().map_err(out_err)?;
@@ -290,8 +381,98 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     });
     write_json(out_dir, "manifest.json", &manifest).map_err(out_err)?;
     write_json(out_dir, "report.json", &report).map_err(out_err)?;
+    for name in [CHECKPOINT_FILE, DEDUP_LOG_FILE] {
+        remove_if_present(&out_dir.join(name)).map_err(out_err)?;
+    }
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
+}
+
+/// Test hook: with this environment variable set to `k`, the process exits (status 75,
+/// nothing flushed, as if killed) right after writing its `k`-th checkpoint.
+pub const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
+
+/// When the run takes its checkpoints (see [`checkpoint`]).
+struct Checkpoints {
+    /// `output.checkpoint_records` (0 = never).
+    every: u64,
+    /// The next checkpoint follows the first batch that ends at or past this index.
+    next_at: u64,
+    /// Checkpoints this process wrote.
+    written: u64,
+    /// [`STOP_AFTER_CHECKPOINTS`].
+    stop_after: Option<u64>,
+    /// Seconds of the earlier parts of a resumed run.
+    prior_seconds: f64,
+    /// Where each earlier part was resumed.
+    resumed_from: Vec<u64>,
+}
+
+impl Checkpoints {
+    /// Whether a batch that ends before record `next_index` closes a checkpoint interval.
+    fn due(&self, next_index: u64) -> bool {
+        self.every > 0 && next_index >= self.next_at
+    }
+
+    /// Counts a checkpoint written after record `next_index` (and honours the test hook).
+    fn written(&mut self, next_index: u64) {
+        self.next_at = next_multiple(next_index, self.every);
+        self.written += 1;
+        if self.stop_after == Some(self.written) {
+            std::process::exit(75);
+        }
+    }
+}
+
+/// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).
+fn next_multiple(index: u64, every: u64) -> u64 {
+    match every {
+        0 => u64::MAX,
+        e => (index / e + 1).saturating_mul(e),
+    }
+}
+
+/// The stamps of the inputs and reference pools, for checkpoints.
+fn input_stamps(plan: &Plan) -> std::io::Result<Vec<InputStamp>> {
+    plan.paths
+        .iter()
+        .chain(&plan.references)
+        .map(|p| InputStamp::of(p))
+        .collect()
+}
+
+/// The checkpoint in the output directory, if this run can go on from it.
+fn resumable(config: &Config, plan: &Plan) -> Result<Checkpoint, PipelineError> {
+    let dir = &config.out_dir;
+    let refuse = |why: String| PipelineError::Resume {
+        dir: dir.display().to_string(),
+        why,
+    };
+    let cp = Checkpoint::load(dir)
+        .map_err(|e| refuse(e.to_string()))?
+        .ok_or_else(|| {
+            refuse(if dir.join("manifest.json").exists() {
+                "the run there is complete (manifest.json), nothing to resume".into()
+            } else {
+                format!(
+                    "it holds no checkpoint ({CHECKPOINT_FILE}); run without --resume to start \
+                     from the beginning"
+                )
+            })
+        })?;
+    let read: Vec<_> = plan.paths.iter().chain(&plan.references).cloned().collect();
+    match cp.mismatch(config, &read) {
+        Some(why) => Err(refuse(why)),
+        None => Ok(cp),
+    }
+}
+
+/// Removes `path`; a missing file is fine.
+fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The most dedup keys room is made for up front (2^23 slots of 16 bytes: 128 MiB, written

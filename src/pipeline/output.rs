@@ -7,8 +7,8 @@
 //!   complete, so a killed run leaves no file that looks complete but is not.
 //! - Every finished file's CRC-32 and record count go into manifest.json.
 
-use crate::io::output::Counted;
-use serde::Serialize;
+use crate::io::output::{Counted, FileMark};
+use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -53,16 +53,19 @@ pub struct AtomicFile {
     line: Vec<u8>,
 }
 
+/// An [`AtomicFile`]'s state at a checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtomicMark {
+    /// Records (lines) written.
+    pub records: u64,
+    /// Bytes on disk and their CRC-32.
+    pub file: FileMark,
+}
+
 impl AtomicFile {
     /// Creates `dir/rel.tmp`.
     pub fn create(dir: &Path, rel: &str) -> io::Result<AtomicFile> {
-        let path = dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let mut tmp = path.clone().into_os_string();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
+        let (path, tmp) = Self::paths(dir, rel)?;
         let sink = Counted::create(&tmp)?;
         Ok(AtomicFile {
             sink,
@@ -70,6 +73,45 @@ impl AtomicFile {
             path,
             rel: rel.to_string(),
             records: 0,
+            line: Vec::new(),
+        })
+    }
+
+    /// The final and temporary paths of `dir/rel`, its directory created.
+    fn paths(dir: &Path, rel: &str) -> io::Result<(PathBuf, PathBuf)> {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".tmp");
+        Ok((path, PathBuf::from(tmp)))
+    }
+
+    /// Flushes and syncs what was written so far and returns its mark.
+    pub fn checkpoint(&mut self) -> io::Result<AtomicMark> {
+        Ok(AtomicMark {
+            records: self.records,
+            file: self.sink.mark()?,
+        })
+    }
+
+    /// Reopens `dir/rel` to go on from `mark` after a run stopped: the temporary file (or
+    /// the final one, renamed back, if the stopped run had already finished it) is checked
+    /// against the mark and cut back to it.
+    pub fn resume(dir: &Path, rel: &str, mark: AtomicMark) -> io::Result<AtomicFile> {
+        let (path, tmp) = Self::paths(dir, rel)?;
+        if !tmp.exists() && path.exists() {
+            std::fs::rename(&path, &tmp)?;
+        }
+        let sink = Counted::reopen(&tmp, mark.file)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", tmp.display())))?;
+        Ok(AtomicFile {
+            sink,
+            tmp,
+            path,
+            rel: rel.to_string(),
+            records: mark.records,
             line: Vec::new(),
         })
     }

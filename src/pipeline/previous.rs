@@ -4,7 +4,8 @@
 //!
 //! # Invariants
 //! - Only files with the names a run writes are touched (manifest.json, report.json,
-//!   audit.jsonl, rejected.jsonl, mates.jsonl, `mates.<format>[.zst]`,
+//!   audit.jsonl, rejected.jsonl, mates.jsonl, resume.json, resume.dedup,
+//!   `mates.<format>[.zst]`,
 //!   `kept/part-NNNNN.<format>[.zst]`, and the temporary names of all of them); nothing else
 //!   in the directory, and never a directory.
 //! - manifest.json is removed first, so from then on the directory never claims to hold a
@@ -17,12 +18,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The side files a run writes at the top of the output directory, manifest first.
-const SIDE_FILES: [&str; 5] = [
+const SIDE_FILES: [&str; 7] = [
     "manifest.json",
     "report.json",
     "audit.jsonl",
     "rejected.jsonl",
     "mates.jsonl",
+    super::checkpoint::CHECKPOINT_FILE,
+    super::checkpoint::DEDUP_LOG_FILE,
 ];
 
 /// The files of a previous run found in an output directory, in removal order.
@@ -43,6 +46,13 @@ impl PreviousOutput {
         files.extend(matching_files(out_dir, is_mates_file)?);
         files.extend(matching_files(&out_dir.join("kept"), is_shard_file)?);
         Ok(PreviousOutput { files })
+    }
+
+    /// Whether the directory holds the checkpoint of a run that did not finish.
+    pub fn unfinished(&self) -> bool {
+        self.files.iter().any(|f| {
+            f.file_name() == Some(std::ffi::OsStr::new(super::checkpoint::CHECKPOINT_FILE))
+        })
     }
 
     /// The files found, in removal order.

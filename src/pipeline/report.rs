@@ -8,11 +8,11 @@
 //! [`Counts::reconcile`] checks `input = kept + dropped + rejected`.
 
 use indicatif::HumanCount;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Dropped records per reason (the DESIGN.md names).
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dropped {
     /// In check with no legal move.
     pub checkmated: u64,
@@ -48,7 +48,7 @@ impl Dropped {
 }
 
 /// Record counts; every input record is counted in exactly one of kept, dropped, rejected.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Counts {
     /// Records read (whole records plus rejected tails).
     pub input: u64,
@@ -115,11 +115,15 @@ pub struct Report {
     /// must not depend on what the directory held before).
     #[serde(skip)]
     pub replaced_files: usize,
+    /// The input index at which each resumed part of the run began (`run --resume`), in
+    /// order; absent for a run that was never stopped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resumed_from: Vec<u64>,
 }
 
 /// Per-run tallies besides the record counts, kept by the ordered commit and written into
 /// report.json at the top level.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Tallies {
     /// Positions the solver could not decide within its budget (kept by the mate stage;
     /// dedup may still drop them).
@@ -147,7 +151,7 @@ pub struct Tallies {
 
 /// Verdict-cache statistics (`filter.mate.cache_mb`). They depend on scheduling (which
 /// worker meets a repeated position first), unlike every decision.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CacheCounts {
     /// Positions whose verdict came from the cache.
     pub hits: u64,
@@ -156,7 +160,7 @@ pub struct CacheCounts {
 }
 
 /// Move-field statistics (`filter.move_field`).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct MoveFieldCounts {
     /// Records whose move field is not a legal move (MOVE_NONE excluded).
     pub illegal: u64,
@@ -283,6 +287,7 @@ mod tests {
             config: serde_json::Value::Null,
             version: String::new(),
             replaced_files: 0,
+            resumed_from: Vec::new(),
         };
         let table = report.summary_table();
         let lines: Vec<&str> = table.lines().collect();

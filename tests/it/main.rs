@@ -9,4 +9,5 @@ mod io;
 mod mate;
 mod perft;
 mod pipeline;
+mod resume;
 mod support;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
-fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
+pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
     let paths: Vec<String> = inputs
         .iter()
         .map(|p| format!("{:?}", p.display().to_string()))
@@ -26,13 +26,13 @@ fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
     path.display().to_string()
 }
 
-fn run_ok(args: &[&str]) -> String {
+pub(crate) fn run_ok(args: &[&str]) -> String {
     let (ok, _out, err) = run_bin(args);
     assert!(ok, "posfilter {args:?} failed:\n{err}");
     err
 }
 
-fn report(out: &Path) -> Value {
+pub(crate) fn report(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }
 
@@ -70,7 +70,7 @@ fn reconciles(r: &Value) -> u64 {
 }
 
 /// Writes the first `n` corpus start positions as PackedSfen to `dir/name`; returns the path.
-fn startpos_file(dir: &TempDir, name: &str, n: usize) -> std::path::PathBuf {
+pub(crate) fn startpos_file(dir: &TempDir, name: &str, n: usize) -> std::path::PathBuf {
     let path = dir.join(name);
     let bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap();
     std::fs::write(&path, &bytes[..n * 32]).unwrap();
@@ -105,7 +105,7 @@ fn first_lines(text: &str, n: usize) -> String {
 }
 
 /// Every file of `a` equals the same file of `b`, report.json (timings) and `skip` excepted.
-fn same_outputs(a: &Path, b: &Path, skip: &[&str]) {
+pub(crate) fn same_outputs(a: &Path, b: &Path, skip: &[&str]) {
     let list = |d: &Path| {
         let mut v: Vec<String> = walk(d)
             .into_iter()
@@ -150,7 +150,7 @@ fn without_file_names(bytes: &[u8]) -> Vec<Value> {
         .collect()
 }
 
-fn walk(d: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn walk(d: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(d).unwrap() {
         let p = e.unwrap().path();

@@ -1,0 +1,269 @@
+//! Checkpoints of a run, so that a run that was stopped (killed, out of power, out of
+//! time) goes on with `posfilter run … --resume` instead of starting over.
+//!
+//! A checkpoint is taken after the commit of the first batch that ends at or past each
+//! multiple of `output.checkpoint_records` input records. Batches are cut the same way for
+//! any thread count, so checkpoints fall at the same records in every run of the same input
+//! and config, and the output of a resumed run is byte-identical to that of a run that was
+//! never stopped (compressed files end a zstd frame at each checkpoint, whether or not the
+//! run is ever resumed).
+//!
+//! # Files (in the output directory, removed when the run completes)
+//! - `resume.json`: the [`Checkpoint`], written under a temporary name and renamed, after
+//!   every output file has been flushed and synced up to the state it records.
+//! - `resume.dedup`: with dedup on, one 24-byte entry per key the run added to the dedup
+//!   index (fingerprint, then the first record's index, little-endian), in commit order;
+//!   the index is rebuilt from it (after the reference pools) on resume.
+//!
+//! # Invariants
+//! - Every output file's first `bytes` bytes at the checkpoint have the recorded CRC-32; a
+//!   resume checks that, cuts off what was written after the checkpoint, and refuses with
+//!   the file's name if a file is shorter or different.
+//! - A resume refuses unless the configuration (the worker count aside) and every input
+//!   file (path, size, modification time) are those of the checkpointed run.
+
+use super::commit::{CommitMark, DedupIndex};
+use super::config::Config;
+use crate::io::batch::ResumePoint;
+use crate::io::output::{Counted, FileMark};
+use crate::shogi::Fingerprint;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The checkpoint's file name in the output directory.
+pub const CHECKPOINT_FILE: &str = "resume.json";
+/// The dedup log's file name in the output directory.
+pub const DEDUP_LOG_FILE: &str = "resume.dedup";
+/// Bytes per dedup log entry: a 128-bit fingerprint and a 64-bit index.
+const DEDUP_ENTRY: usize = 24;
+
+/// Everything a resumed run needs to go on where a checkpoint was taken.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The posfilter version that wrote it.
+    pub version: String,
+    /// The run's configuration as JSON, `workers.threads` set to 0 (a resume may use
+    /// another worker count: the output does not depend on it).
+    pub config: serde_json::Value,
+    /// The input files as they were.
+    pub inputs: Vec<InputStamp>,
+    /// Where the reader goes on.
+    pub next: ResumePoint,
+    /// Seconds the run had taken up to the checkpoint (over all its resumed parts).
+    pub seconds: f64,
+    /// Files of a previous run the first part removed (for the summary).
+    pub replaced_files: usize,
+    /// The input index at which each earlier part of the run was resumed.
+    pub resumed_from: Vec<u64>,
+    /// The commit's counts and its files' states.
+    pub commit: CommitMark,
+}
+
+/// An input file as a checkpoint saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputStamp {
+    /// The path.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Modification time, nanoseconds since the Unix epoch (0 if the system has none).
+    pub modified_ns: u128,
+}
+
+impl InputStamp {
+    /// The stamp of `path` now.
+    pub fn of(path: &Path) -> io::Result<InputStamp> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let modified_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Ok(InputStamp {
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+            modified_ns,
+        })
+    }
+}
+
+/// The configuration as a checkpoint records it (see [`Checkpoint::config`]).
+pub fn config_value(config: &Config) -> serde_json::Value {
+    let mut raw = config.raw.clone();
+    raw.workers.threads = 0;
+    serde_json::to_value(&raw).unwrap_or_default()
+}
+
+impl Checkpoint {
+    /// Reads `dir/resume.json`; `Ok(None)` if there is none.
+    pub fn load(dir: &Path) -> io::Result<Option<Checkpoint>> {
+        let path = dir.join(CHECKPOINT_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        };
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: not a checkpoint posfilter can read: {e}",
+                    path.display()
+                ),
+            )
+        })
+    }
+
+    /// Why this checkpoint cannot be resumed with `config` reading `inputs`, if it cannot.
+    pub fn mismatch(&self, config: &Config, inputs: &[PathBuf]) -> Option<String> {
+        if self.version != env!("CARGO_PKG_VERSION") {
+            return Some(format!(
+                "it was written by posfilter {}, this is {}",
+                self.version,
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
+        let now = config_value(config);
+        if now != self.config {
+            let what = differing_keys(&self.config, &now, "");
+            return Some(format!(
+                "the configuration changed since ({})",
+                what.join(", ")
+            ));
+        }
+        if inputs.len() != self.inputs.len() {
+            return Some(format!(
+                "the inputs are {} files now, {} then",
+                inputs.len(),
+                self.inputs.len()
+            ));
+        }
+        for (path, then) in inputs.iter().zip(&self.inputs) {
+            match InputStamp::of(path) {
+                Err(e) => return Some(e.to_string()),
+                Ok(now) if now != *then => {
+                    return Some(format!(
+                        "{} changed since (size or modification time), or is another file",
+                        path.display()
+                    ))
+                }
+                Ok(_) => {}
+            }
+        }
+        None
+    }
+}
+
+/// The dotted keys whose values differ between two JSON trees.
+fn differing_keys(a: &serde_json::Value, b: &serde_json::Value, prefix: &str) -> Vec<String> {
+    match (a, b) {
+        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    let null = serde_json::Value::Null;
+                    let name = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    differing_keys(x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), &name)
+                })
+                .collect()
+        }
+        _ if a == b => Vec::new(),
+        _ => vec![prefix.to_string()],
+    }
+}
+
+/// The keys a run added to its dedup index, appended in commit order (see the module).
+pub struct DedupLog {
+    sink: Counted,
+    path: PathBuf,
+}
+
+impl DedupLog {
+    /// Creates (truncates) `dir/resume.dedup`.
+    pub fn create(dir: &Path) -> io::Result<DedupLog> {
+        let path = dir.join(DEDUP_LOG_FILE);
+        let sink = Counted::create(&path).map_err(|e| with_path(&path, e))?;
+        Ok(DedupLog { sink, path })
+    }
+
+    /// Appends one key and the index of its first record.
+    #[inline]
+    pub fn append(&mut self, key: Fingerprint, index: u64) -> io::Result<()> {
+        let mut entry = [0u8; DEDUP_ENTRY];
+        entry[..16].copy_from_slice(&key.0.to_le_bytes());
+        entry[16..].copy_from_slice(&index.to_le_bytes());
+        self.sink
+            .write_all(&entry)
+            .map_err(|e| with_path(&self.path, e))
+    }
+
+    /// Flushes and syncs the log; its mark for a checkpoint.
+    pub fn checkpoint(&mut self) -> io::Result<FileMark> {
+        self.sink.mark().map_err(|e| with_path(&self.path, e))
+    }
+
+    /// Reopens the log of a stopped run at `mark` and puts its keys back into `index` in
+    /// their order, as the stopped run had inserted them.
+    pub fn resume(dir: &Path, mark: FileMark, index: &mut DedupIndex) -> io::Result<DedupLog> {
+        let path = dir.join(DEDUP_LOG_FILE);
+        if mark.bytes % DEDUP_ENTRY as u64 != 0 {
+            return Err(with_path(
+                &path,
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} bytes is no whole number of entries", mark.bytes),
+                ),
+            ));
+        }
+        mark.verify(&path).map_err(|e| with_path(&path, e))?;
+        let mut file = io::BufReader::with_capacity(
+            1 << 20,
+            std::fs::File::open(&path).map_err(|e| with_path(&path, e))?,
+        );
+        let mut entry = [0u8; DEDUP_ENTRY];
+        for _ in 0..mark.bytes / DEDUP_ENTRY as u64 {
+            file.read_exact(&mut entry)
+                .map_err(|e| with_path(&path, e))?;
+            let mut key = [0u8; 16];
+            key.copy_from_slice(&entry[..16]);
+            let mut first = [0u8; 8];
+            first.copy_from_slice(&entry[16..]);
+            index.first_or_insert(
+                Fingerprint(u128::from_le_bytes(key)),
+                u64::from_le_bytes(first),
+            );
+        }
+        let sink = Counted::reopen(&path, mark).map_err(|e| with_path(&path, e))?;
+        Ok(DedupLog { sink, path })
+    }
+}
+
+/// `e` with `path` in its message.
+fn with_path(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn differing_keys_names_each_changed_leaf() {
+        let a = json!({"filter": {"mate": {"nodes": 1, "enabled": true}}, "output": {"dir": "x"}});
+        let b = json!({"filter": {"mate": {"nodes": 2, "enabled": true}}, "output": {"dir": "y"}});
+        assert_eq!(
+            differing_keys(&a, &b, ""),
+            vec!["filter.mate.nodes".to_string(), "output.dir".to_string()]
+        );
+        assert!(differing_keys(&a, &a, "").is_empty());
+    }
+}
