@@ -148,8 +148,9 @@ pub struct OutputConfig {
     pub zstd_level: i32,
     /// Write audit.jsonl (every record not kept).
     pub audit: bool,
-    /// A checkpoint (for `run --resume`) after about this many input records; 0 = none.
-    pub checkpoint_records: u64,
+    /// A checkpoint (for `run --resume`) after about this many input records; 0 = none;
+    /// unset = automatic (see [`Config::checkpoint_records`]).
+    pub checkpoint_records: Option<u64>,
 }
 
 /// `[workers]`.
@@ -277,7 +278,7 @@ impl Default for OutputConfig {
             compression: Compression::Zstd,
             zstd_level: 3,
             audit: true,
-            checkpoint_records: DEFAULT_CHECKPOINT_RECORDS,
+            checkpoint_records: None,
         }
     }
 }
@@ -325,8 +326,8 @@ impl Default for MatesConfig {
     }
 }
 
-/// Default `output.checkpoint_records`.
-pub const DEFAULT_CHECKPOINT_RECORDS: u64 = 1_000_000;
+/// Automatic `output.checkpoint_records` with the mate filter on.
+pub const AUTO_CHECKPOINT_RECORDS: u64 = 1_000_000;
 
 /// The largest `workers.batch_records` (a batch of 40-byte records is then 40 MiB).
 pub const MAX_BATCH_RECORDS: usize = 1 << 20;
@@ -420,6 +421,19 @@ impl Config {
             0 if self.raw.filter.mate.enabled => AUTO_BATCH_MATE,
             0 => AUTO_BATCH_NO_MATE,
             n => n,
+        }
+    }
+
+    /// Input records between checkpoints (0 = none): `output.checkpoint_records`, or
+    /// when that is unset, [`AUTO_CHECKPOINT_RECORDS`] with the mate filter on (minutes of
+    /// search on a few cores; a checkpoint costs milliseconds) and none without it (such a
+    /// run reads millions of records a second, so starting over costs little, while the
+    /// checkpoints' dedup log and flushes cost about 10 % of it).
+    pub fn checkpoint_records(&self) -> u64 {
+        match self.raw.output.checkpoint_records {
+            Some(n) => n,
+            None if self.raw.filter.mate.enabled => AUTO_CHECKPOINT_RECORDS,
+            None => 0,
         }
     }
 
@@ -593,6 +607,18 @@ mod tests {
         assert_eq!(without.batch_records(), AUTO_BATCH_NO_MATE);
         let set = parse("[input]\npaths = [\"a\"]\n[workers]\nbatch_records = 77\n").unwrap();
         assert_eq!(set.batch_records(), 77);
+    }
+
+    #[test]
+    fn checkpoints_are_automatic_unless_set() {
+        let with_mate = parse("[input]\npaths = [\"a\"]\n").unwrap();
+        assert_eq!(with_mate.checkpoint_records(), AUTO_CHECKPOINT_RECORDS);
+        let without = parse("[input]\npaths = [\"a\"]\n[filter.mate]\nenabled = false\n").unwrap();
+        assert_eq!(without.checkpoint_records(), 0);
+        for n in [0, 5000] {
+            let text = format!("[input]\npaths = [\"a\"]\n[output]\ncheckpoint_records = {n}\n");
+            assert_eq!(parse(&text).unwrap().checkpoint_records(), n);
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //!   → at most 16 × threads batches in flight on a rayon pool, one Worker per thread (own solver + table)
 //!       decode → validity → repetition → declaration → terminal / mate
 //!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
+//!       (every `checkpoint_records` input records: a checkpoint, see [`checkpoint`])
 //!   → manifest.json, report.json, summary; input = kept + dropped + rejected checked
 //! ```
 //!
@@ -155,7 +156,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         previous,
         ..
     } = plan;
-    let checkpoint_every = config.raw.output.checkpoint_records;
+    let checkpoint_every = config.checkpoint_records();
     // A file of the stopped run that does not match its checkpoint.
     let damaged = |e: std::io::Error| PipelineError::Resume {
         dir: out_dir.display().to_string(),

@@ -139,6 +139,22 @@ impl Plan {
             ", mate filter off".into()
         };
         let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
+        let _ = writeln!(
+            s,
+            "checkpoints: {}{}",
+            match config.checkpoint_records() {
+                0 => "none".to_string(),
+                n => format!(
+                    "every {} input records (`run --resume` goes on from the last)",
+                    HumanCount(n)
+                ),
+            },
+            if self.previous.unfinished() {
+                "; the output directory holds a checkpoint of an unfinished run"
+            } else {
+                ""
+            }
+        );
         if settings.dedup {
             let records = self.dedup_records_at_least();
             let exact = self.exact_records().is_some()

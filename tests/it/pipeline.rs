@@ -727,20 +727,27 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     assert_eq!(reconciles(&report(&out)), 3);
 }
 
+/// Writes `dir/broken.psv.zst`: the first `records` teacher records compressed, cut off
+/// after two thirds of the compressed bytes. Returns its path and how many whole records
+/// decompress before the break.
+pub(crate) fn broken_zst_psv(dir: &TempDir, records: usize) -> (std::path::PathBuf, u64) {
+    let psv = zstd::decode_all(std::fs::File::open(data("codec/teacher.psv.zst")).unwrap())
+        .unwrap()[..40 * records]
+        .to_vec();
+    let compressed = zstd::encode_all(psv.as_slice(), 1).unwrap();
+    let cut = &compressed[..compressed.len() * 2 / 3];
+    let broken = dir.join("broken.psv.zst");
+    std::fs::write(&broken, cut).unwrap();
+    let mut readable = Vec::new();
+    let mut dec = zstd::stream::read::Decoder::new(cut).unwrap();
+    assert!(std::io::Read::read_to_end(&mut dec, &mut readable).is_err());
+    (broken, (readable.len() / 40) as u64)
+}
+
 #[test]
 fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let dir = TempDir::new("broken");
-    let psv = zstd::decode_all(std::fs::File::open(data("codec/teacher.psv.zst")).unwrap())
-        .unwrap()[..40 * 10_000]
-        .to_vec();
-    let compressed = zstd::encode_all(psv.as_slice(), 1).unwrap();
-    let broken = dir.join("broken.psv.zst");
-    std::fs::write(&broken, &compressed[..compressed.len() * 2 / 3]).unwrap();
-    let mut readable = Vec::new();
-    let mut dec =
-        zstd::stream::read::Decoder::new(&compressed[..compressed.len() * 2 / 3]).unwrap();
-    assert!(std::io::Read::read_to_end(&mut dec, &mut readable).is_err());
-    let whole = (readable.len() / 40) as u64;
+    let (broken, whole) = broken_zst_psv(&dir, 10_000);
     let good = startpos_file(&dir, "good.psfen", 100);
     let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
     let out = dir.join("out");
@@ -911,9 +918,10 @@ fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
 
 /// DESIGN.md: "a run that is killed leaves no file that looks complete but is not, and
 /// running it again produces the same output". A run is killed (SIGKILL, no chance to clean
-/// up) once it has finished two shards: every file it left under a final name must be
-/// byte-identical to that file of an uninterrupted run, manifest.json must be absent, and
-/// the rerun into the same directory must equal the uninterrupted run file for file.
+/// up) once it has finished two shards: every file it left under a final name (its
+/// checkpoint, resume.json and resume.dedup, aside: see `resume.rs`) must be byte-identical
+/// to that file of an uninterrupted run, manifest.json must be absent, and the rerun into
+/// the same directory must equal the uninterrupted run file for file.
 #[test]
 fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     // Debug builds solve about 10x slower; either way the run lasts seconds, not the
@@ -966,7 +974,12 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     assert!(!out.join("manifest.json").exists(), "killed before the end");
     let left: Vec<_> = walk(&out)
         .into_iter()
-        .filter(|p| !p.to_string_lossy().ends_with(".tmp"))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            !name.ends_with(".tmp")
+                && !name.ends_with("resume.json")
+                && !name.ends_with("resume.dedup")
+        })
         .collect();
     assert!(
         left.iter().any(|p| p.ends_with("kept/part-00000.psfen")),

@@ -4,7 +4,7 @@
 //! (no checkpoint, another config, a changed input, a damaged output file) is refused with
 //! a message that says why.
 
-use crate::pipeline::{config, report, run_ok, same_outputs, startpos_file, walk};
+use crate::pipeline::{broken_zst_psv, config, report, run_ok, same_outputs, startpos_file, walk};
 use crate::support::{bin, data, TempDir};
 use serde_json::Value;
 use std::path::Path;
@@ -323,4 +323,43 @@ fn a_resume_that_cannot_be_sound_is_refused_with_the_reason() {
     let again = dir.join("again");
     run_ok(&["run", &cfg, "--out", again.to_str().unwrap(), "--quiet"]);
     same_outputs(&again, &out, &[]);
+}
+
+/// A run over a .zst input that breaks off part way, stopped at each of its checkpoints in
+/// turn (before the break, at it, in the next file) and resumed: the resumed reader
+/// decompresses up to the checkpoint, meets the break where the first run met it, and
+/// every output equals the uninterrupted run's.
+#[test]
+fn resuming_around_a_broken_zst_input_rejects_the_same_rest() {
+    let dir = TempDir::new("resume-broken");
+    let (broken, _) = broken_zst_psv(&dir, 6_000);
+    let good = startpos_file(&dir, "good.psfen", 700);
+    let cfg = config(
+        &dir,
+        &[&broken, &good],
+        "checkpoint_records = 1000\n[filter.mate]\nnodes = 1000\n",
+    );
+    let full = dir.join("full");
+    run_ok(&["run", &cfg, "--out", full.to_str().unwrap(), "--quiet"]);
+    let r = report(&full);
+    assert_eq!(r["rejected_reasons"]["unreadable"], 1);
+    let input = r["records"]["input"].as_u64().unwrap();
+    let mut stops = 0;
+    for k in 1.. {
+        let out = dir.join(&format!("stop{k}"));
+        let (code, err) = run_stopping(&cfg, &out, 2, Some(k), &["--quiet"]);
+        if code == 0 {
+            break;
+        }
+        assert_eq!(code, 75, "{err}");
+        let (code, err) = run_stopping(&cfg, &out, 1, None, &["--quiet", "--resume"]);
+        assert_eq!(code, 0, "stop {k}: {err}");
+        same_outputs(&full, &out, &[]);
+        stops += 1;
+    }
+    assert_eq!(
+        stops as u64,
+        input / 1000,
+        "a checkpoint per 1,000 of {input} records"
+    );
 }
