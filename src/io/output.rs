@@ -443,18 +443,31 @@ impl ShardWriter {
         single: Option<String>,
         mark: &ShardWriterMark,
     ) -> Result<ShardWriter, OutputError> {
+        let mut done = Vec::with_capacity(mark.done.len());
         for shard in &mark.done {
+            // Found in `dir` by name, wherever the stopped run's directory was reached from.
+            let path = dir.join(file_name(&shard.path));
+            let crc32 = u32::from_str_radix(&shard.crc32, 16).map_err(|_| {
+                Self::io(&path)(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("the checkpoint's CRC-32 {:?} is not hex", shard.crc32),
+                ))
+            })?;
             FileMark {
                 bytes: shard.bytes,
-                crc32: u32::from_str_radix(&shard.crc32, 16).unwrap_or(0),
+                crc32,
             }
-            .verify(&shard.path)
-            .map_err(Self::io(&shard.path))?;
+            .verify(&path)
+            .map_err(Self::io(&path))?;
+            done.push(ShardInfo {
+                path,
+                ..shard.clone()
+            });
         }
         let mut w = ShardWriter::new(dir, format, opts);
         w.single = single;
         w.next_shard = mark.next_shard;
-        w.done = mark.done.clone();
+        w.done = done;
         if let Some(o) = &mark.open {
             let path = dir.join(&o.name);
             let tmp = dir.join(format!(".{}.tmp", o.name));

@@ -153,6 +153,16 @@ impl Commit {
     /// reopened there. `o.dedup` must already hold the keys of the dedup log.
     pub fn resume(o: CommitOptions<'_>, mark: &CommitMark) -> io::Result<Commit> {
         let dir = o.out_dir;
+        if o.audit != mark.audit.is_some()
+            || o.mates.is_some() != mark.mates_jsonl.is_some()
+            || o.dedup.is_some() != mark.dedup_log.is_some()
+        {
+            // Equal configurations cannot get here (the run compares them first).
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the checkpoint and the configuration disagree on the files to write",
+            ));
+        }
         let resume_atomic = |rel: &str, m: Option<AtomicMark>| match m {
             Some(m) => AtomicFile::resume(dir, rel, m).map(Some),
             None => Ok(None),
@@ -181,7 +191,13 @@ impl Commit {
                 )
                 .map_err(io::Error::other)?,
             ),
-            _ => None,
+            (None, None) => None,
+            _ => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the checkpoint and the configuration disagree on the mates file",
+                ))
+            }
         };
         Ok(Commit {
             counts: mark.counts.clone(),
