@@ -35,6 +35,7 @@ pub fn run(
         dry_run,
         resume,
     } = mode;
+    let out_given = out.clone();
     let raw = RawConfig::load(config_path)?;
     let config = Config::resolve(
         raw,
@@ -74,6 +75,11 @@ pub fn run(
             config.threads
         );
     }
+    on_interrupt(
+        config_path,
+        out_given.as_deref(),
+        config.checkpoint_records(),
+    );
     let report = pipeline::run(&config)
         .with_context(|| format!("run of {} failed", config_path.display()))?;
     if !quiet {
@@ -102,4 +108,30 @@ pub fn run(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// On Ctrl-C or SIGTERM (a batch system's time limit), says before exiting (status 130)
+/// whether and from where `--resume` can go on, with the command that does it.
+fn on_interrupt(config_path: &Path, out: Option<&Path>, every: u64) {
+    let mut command = format!("posfilter run {}", config_path.display());
+    if let Some(out) = out {
+        command.push_str(&format!(" --out {}", out.display()));
+    }
+    let handler = move || {
+        let why = match (every, pipeline::last_checkpoint()) {
+            (0, _) => "checkpoints are off (output.checkpoint_records = 0): a rerun starts over"
+                .to_string(),
+            (_, None) => {
+                format!("stopped before the first checkpoint (every {every} records): a rerun starts over")
+            }
+            (_, Some(at)) => format!(
+                "the last checkpoint is at input record {at}: `{command} --resume` goes on from there"
+            ),
+        };
+        eprintln!("\nposfilter: interrupted; {why}");
+        std::process::exit(130);
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!("posfilter: warning: cannot catch Ctrl-C ({e}); an interrupted run says nothing");
+    }
 }

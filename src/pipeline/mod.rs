@@ -55,6 +55,7 @@ use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use thiserror::Error;
@@ -209,6 +210,10 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         Some(cp) => Commit::resume(options, &cp.commit).map_err(damaged)?,
         None => Commit::new(options).map_err(out_err)?,
     };
+    LAST_CHECKPOINT.store(
+        resumed.as_ref().map_or(u64::MAX, |cp| cp.next.next_index),
+        Ordering::Relaxed,
+    );
     let mut checkpoints = Checkpoints {
         every: checkpoint_every,
         next_at: next_multiple(
@@ -389,6 +394,20 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     Ok(report)
 }
 
+/// The input index the last checkpoint of this process's run stands at (from which
+/// `--resume` would go on), `u64::MAX` for none: for a message when the run is interrupted.
+static LAST_CHECKPOINT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Where `run --resume` would go on if this process stopped now: the input index of the
+/// last checkpoint its run took (or resumed from), if any. Process-wide: the command line
+/// runs one pipeline per process.
+pub fn last_checkpoint() -> Option<u64> {
+    match LAST_CHECKPOINT.load(Ordering::Relaxed) {
+        u64::MAX => None,
+        at => Some(at),
+    }
+}
+
 /// Test hook: with this environment variable set to `k`, the process exits (status 75,
 /// nothing flushed, as if killed) right after writing its `k`-th checkpoint.
 pub const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
@@ -417,6 +436,7 @@ impl Checkpoints {
 
     /// Counts a checkpoint written after record `next_index` (and honours the test hook).
     fn written(&mut self, next_index: u64) {
+        LAST_CHECKPOINT.store(next_index, Ordering::Relaxed);
         self.next_at = next_multiple(next_index, self.every);
         self.written += 1;
         if self.stop_after == Some(self.written) {

@@ -180,12 +180,12 @@ fn a_stopped_run_resumed_writes_the_bytes_of_an_uninterrupted_one() {
     assert_eq!(parts, 2);
 }
 
-/// SIGKILL at an arbitrary moment after the first checkpoint (mid-batch, mid-write, maybe
-/// mid-checkpoint): the resumed run still writes the uninterrupted run's files.
-#[test]
-fn a_run_killed_at_any_moment_resumes_from_its_last_checkpoint() {
+/// A run of seconds (so that a signal can reach it mid-run) with a checkpoint every 100 of
+/// its records, and the output of that run never stopped: (directory, config, output).
+fn slow_setup(name: &str) -> (TempDir, String, std::path::PathBuf) {
+    // Debug builds solve about 10x slower.
     let records = if cfg!(debug_assertions) { 600 } else { 3000 };
-    let dir = TempDir::new("resume-kill");
+    let dir = TempDir::new(name);
     let input = startpos_file(&dir, "in.psfen", records);
     let cfg = config(
         &dir,
@@ -195,6 +195,30 @@ fn a_run_killed_at_any_moment_resumes_from_its_last_checkpoint() {
     );
     let full = dir.join("full");
     run_ok(&["run", &cfg, "--out", full.to_str().unwrap(), "--quiet"]);
+    (dir, cfg, full)
+}
+
+/// Waits until the run `child` writing to `out` has taken its first checkpoint.
+fn wait_for_checkpoint(child: &mut std::process::Child, out: &Path) {
+    let waited = std::time::Instant::now();
+    while !out.join("resume.json").exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before a checkpoint"
+        );
+        assert!(
+            waited.elapsed().as_secs() < 120,
+            "no checkpoint after 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// SIGKILL at an arbitrary moment after the first checkpoint (mid-batch, mid-write, maybe
+/// mid-checkpoint): the resumed run still writes the uninterrupted run's files.
+#[test]
+fn a_run_killed_at_any_moment_resumes_from_its_last_checkpoint() {
+    let (dir, cfg, full) = slow_setup("resume-kill");
     // Three kill times after the first checkpoint, spread by a clock-derived jitter.
     for round in 0..3u64 {
         let out = dir.join(&format!("killed{round}"));
@@ -210,18 +234,7 @@ fn a_run_killed_at_any_moment_resumes_from_its_last_checkpoint() {
             ])
             .spawn()
             .unwrap();
-        let waited = std::time::Instant::now();
-        while !out.join("resume.json").exists() {
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "ended before a checkpoint"
-            );
-            assert!(
-                waited.elapsed().as_secs() < 120,
-                "no checkpoint after 120 s"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        wait_for_checkpoint(&mut child, &out);
         let jitter = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -362,4 +375,36 @@ fn resuming_around_a_broken_zst_input_rejects_the_same_rest() {
         input / 1000,
         "a checkpoint per 1,000 of {input} records"
     );
+}
+
+/// Ctrl-C (SIGINT) or a batch system's SIGTERM after a checkpoint: the run exits with
+/// status 130 and names the command that goes on, and that command completes the run.
+#[test]
+fn an_interrupted_run_says_how_to_resume() {
+    let (dir, cfg, full) = slow_setup("resume-signal");
+    for signal in ["INT", "TERM"] {
+        let out = dir.join(signal);
+        let mut child = Command::new(bin())
+            .args(["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_checkpoint(&mut child, &out);
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "SIG{signal}: {err}");
+        let expected = format!(
+            "`posfilter run {cfg} --out {} --resume` goes on from there",
+            out.display()
+        );
+        assert!(err.contains(&expected), "SIG{signal}: {err}");
+        let (code, err) = run_stopping(&cfg, &out, 1, None, &["--resume", "--quiet"]);
+        assert_eq!(code, 0, "SIG{signal}: {err}");
+        same_outputs(&full, &out, &[]);
+    }
 }
