@@ -118,7 +118,7 @@ fn on_interrupt(config_path: &Path, out: Option<&Path>, every: u64) {
         command.push_str(&format!(" --out {}", out.display()));
     }
     let handler = move || {
-        let why = match (every, pipeline::last_checkpoint()) {
+        let why = match (every, pipeline::checkpoint::last_checkpoint()) {
             (0, _) => "checkpoints are off (output.checkpoint_records = 0): a rerun starts over"
                 .to_string(),
             (_, None) => {

@@ -22,7 +22,7 @@
 //! - A resume refuses unless the configuration (the worker count aside) and every input
 //!   file (path, size, modification time) are those of the checkpointed run.
 
-use super::commit::{CommitMark, DedupIndex};
+use super::commit::{Commit, CommitMark, DedupIndex};
 use super::config::Config;
 use crate::io::batch::ResumePoint;
 use crate::io::output::{Counted, FileMark};
@@ -30,6 +30,8 @@ use crate::shogi::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// The checkpoint's file name in the output directory.
 pub const CHECKPOINT_FILE: &str = "resume.json";
@@ -153,6 +155,135 @@ impl Checkpoint {
             }
         }
         None
+    }
+}
+
+/// The input index the last checkpoint of this process's run stands at (from which
+/// `--resume` would go on), `u64::MAX` for none: for a message when the run is interrupted.
+static LAST_CHECKPOINT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Where `run --resume` would go on if this process stopped now: the input index of the
+/// last checkpoint its run took (or resumed from), if any. Process-wide: the command line
+/// runs one pipeline per process.
+pub fn last_checkpoint() -> Option<u64> {
+    match LAST_CHECKPOINT.load(Ordering::Relaxed) {
+        u64::MAX => None,
+        at => Some(at),
+    }
+}
+
+/// Test hook: with this environment variable set to `k`, the process exits (status 75,
+/// nothing flushed, as if killed) right after writing its `k`-th checkpoint.
+pub const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
+
+/// When a run takes its checkpoints, and what each records besides the commit's state.
+///
+/// Invariant: `next_at` is the first multiple of `every` above the input index of the last
+/// checkpoint (or of the start), so checkpoints follow the same batches in every run of
+/// the same input and config, resumed or not.
+pub struct Checkpoints {
+    /// Input records between checkpoints (0 = never).
+    every: u64,
+    /// The next checkpoint follows the first batch that ends at or past this index.
+    next_at: u64,
+    /// Checkpoints this process wrote.
+    written: u64,
+    /// [`STOP_AFTER_CHECKPOINTS`].
+    stop_after: Option<u64>,
+    /// The configuration as checkpoints record it.
+    config: serde_json::Value,
+    /// The inputs as they were when the run began.
+    inputs: Vec<InputStamp>,
+    /// Files of a previous run the first part of the run removed.
+    replaced_files: usize,
+    /// Seconds of the earlier parts of a resumed run.
+    prior_seconds: f64,
+    /// Where each earlier part was resumed.
+    resumed_from: Vec<u64>,
+    /// When this part began.
+    start: Instant,
+}
+
+impl Checkpoints {
+    /// The schedule of a run of `config` that began at `start`, going on from `resumed` if
+    /// given.
+    pub fn new(
+        config: &Config,
+        resumed: Option<&Checkpoint>,
+        inputs: Vec<InputStamp>,
+        replaced_files: usize,
+        start: Instant,
+    ) -> Checkpoints {
+        let every = config.checkpoint_records();
+        let from = resumed.map(|cp| cp.next.next_index);
+        LAST_CHECKPOINT.store(from.unwrap_or(u64::MAX), Ordering::Relaxed);
+        Checkpoints {
+            every,
+            next_at: next_multiple(from.unwrap_or(0), every),
+            written: 0,
+            stop_after: std::env::var(STOP_AFTER_CHECKPOINTS)
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            config: config_value(config),
+            inputs,
+            replaced_files,
+            prior_seconds: resumed.map_or(0.0, |cp| cp.seconds),
+            resumed_from: match resumed {
+                Some(cp) => {
+                    let mut r = cp.resumed_from.clone();
+                    r.push(cp.next.next_index);
+                    r
+                }
+                None => Vec::new(),
+            },
+            start,
+        }
+    }
+
+    /// Whether a checkpoint is due after the batch that left the reader at `next`.
+    pub fn due(&self, next: ResumePoint) -> bool {
+        self.every > 0 && next.next_index >= self.next_at
+    }
+
+    /// Takes a checkpoint after the batch that left the reader at `next`: the commit's
+    /// files flushed, then `dir/resume.json` written (under a temporary name, renamed).
+    pub fn take(&mut self, dir: &Path, commit: &mut Commit, next: ResumePoint) -> io::Result<()> {
+        let cp = Checkpoint {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            config: self.config.clone(),
+            inputs: self.inputs.clone(),
+            next,
+            seconds: self.seconds(),
+            replaced_files: self.replaced_files,
+            resumed_from: self.resumed_from.clone(),
+            commit: commit.checkpoint()?,
+        };
+        super::write_json(dir, CHECKPOINT_FILE, &cp)?;
+        LAST_CHECKPOINT.store(next.next_index, Ordering::Relaxed);
+        self.next_at = next_multiple(next.next_index, self.every);
+        self.written += 1;
+        if self.stop_after == Some(self.written) {
+            std::process::exit(75);
+        }
+        Ok(())
+    }
+
+    /// Seconds of the whole run so far, earlier parts included.
+    pub fn seconds(&self) -> f64 {
+        self.prior_seconds + self.start.elapsed().as_secs_f64()
+    }
+
+    /// The input index at which each part of the run after the first began.
+    pub fn resumed_from(&self) -> &[u64] {
+        &self.resumed_from
+    }
+}
+
+/// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).
+fn next_multiple(index: u64, every: u64) -> u64 {
+    match every {
+        0 => u64::MAX,
+        e => (index / e + 1).saturating_mul(e),
     }
 }
 

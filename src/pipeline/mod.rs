@@ -47,7 +47,7 @@ pub mod worker;
 use crate::codec;
 use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
 use crate::io::input::InputError;
-use checkpoint::{Checkpoint, DedupLog, InputStamp, CHECKPOINT_FILE, DEDUP_LOG_FILE};
+use checkpoint::{Checkpoint, Checkpoints, DedupLog, InputStamp, CHECKPOINT_FILE, DEDUP_LOG_FILE};
 use commit::{Commit, CommitOptions};
 use config::{Compression, Config};
 use plan::Plan;
@@ -55,7 +55,6 @@ use progress::Progress;
 use report::{InputSummary, Report};
 use settings::Settings;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use thiserror::Error;
@@ -210,30 +209,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         Some(cp) => Commit::resume(options, &cp.commit).map_err(damaged)?,
         None => Commit::new(options).map_err(out_err)?,
     };
-    LAST_CHECKPOINT.store(
-        resumed.as_ref().map_or(u64::MAX, |cp| cp.next.next_index),
-        Ordering::Relaxed,
-    );
-    let mut checkpoints = Checkpoints {
-        every: checkpoint_every,
-        next_at: next_multiple(
-            resumed.as_ref().map_or(0, |cp| cp.next.next_index),
-            checkpoint_every,
-        ),
-        written: 0,
-        stop_after: std::env::var(STOP_AFTER_CHECKPOINTS)
-            .ok()
-            .and_then(|v| v.parse().ok()),
-        prior_seconds: resumed.as_ref().map_or(0.0, |cp| cp.seconds),
-        resumed_from: match &resumed {
-            Some(cp) => {
-                let mut r = cp.resumed_from.clone();
-                r.push(cp.next.next_index);
-                r
-            }
-            None => Vec::new(),
-        },
-    };
+    let mut checkpoints = Checkpoints::new(config, resumed.as_ref(), stamps, replaced_files, start);
 
     let threads = config.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -317,19 +293,10 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
             pending.insert(seq, (batch, outcome));
             while let Some((batch, mut outcome)) = pending.remove(&committed) {
                 commit.apply(batch.format, &outcome).map_err(out_err)?;
-                if checkpoints.due(batch.next.next_index) {
-                    let cp = Checkpoint {
-                        version: env!("CARGO_PKG_VERSION").to_string(),
-                        config: checkpoint::config_value(config),
-                        inputs: stamps.clone(),
-                        next: batch.next,
-                        seconds: checkpoints.prior_seconds + start.elapsed().as_secs_f64(),
-                        replaced_files,
-                        resumed_from: checkpoints.resumed_from.clone(),
-                        commit: commit.checkpoint().map_err(out_err)?,
-                    };
-                    write_json(out_dir, CHECKPOINT_FILE, &cp).map_err(out_err)?;
-                    checkpoints.written(batch.next.next_index);
+                if checkpoints.due(batch.next) {
+                    checkpoints
+                        .take(out_dir, &mut commit, batch.next)
+                        .map_err(out_err)?;
                 }
                 let disk_done = disk_start.get(batch.file).copied().unwrap_or(0) + batch.disk_end;
                 outcome.recycle();
@@ -350,7 +317,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     })?;
     progress.finish();
 
-    let seconds = checkpoints.prior_seconds + start.elapsed().as_secs_f64();
+    let seconds = checkpoints.seconds();
     let inputs: Vec<InputSummary> = paths
         .iter()
         .zip(&detections)
@@ -376,7 +343,7 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         config: serde_json::to_value(&config.raw).unwrap_or_default(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         replaced_files,
-        resumed_from: checkpoints.resumed_from.clone(),
+        resumed_from: checkpoints.resumed_from().to_vec(),
     };
     let reconciled = report.records.reconcile();
     let files_written = commit.finish().map_err(out_err)?;
@@ -392,65 +359,6 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     }
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
-}
-
-/// The input index the last checkpoint of this process's run stands at (from which
-/// `--resume` would go on), `u64::MAX` for none: for a message when the run is interrupted.
-static LAST_CHECKPOINT: AtomicU64 = AtomicU64::new(u64::MAX);
-
-/// Where `run --resume` would go on if this process stopped now: the input index of the
-/// last checkpoint its run took (or resumed from), if any. Process-wide: the command line
-/// runs one pipeline per process.
-pub fn last_checkpoint() -> Option<u64> {
-    match LAST_CHECKPOINT.load(Ordering::Relaxed) {
-        u64::MAX => None,
-        at => Some(at),
-    }
-}
-
-/// Test hook: with this environment variable set to `k`, the process exits (status 75,
-/// nothing flushed, as if killed) right after writing its `k`-th checkpoint.
-pub const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
-
-/// When the run takes its checkpoints (see [`checkpoint`]).
-struct Checkpoints {
-    /// `output.checkpoint_records` (0 = never).
-    every: u64,
-    /// The next checkpoint follows the first batch that ends at or past this index.
-    next_at: u64,
-    /// Checkpoints this process wrote.
-    written: u64,
-    /// [`STOP_AFTER_CHECKPOINTS`].
-    stop_after: Option<u64>,
-    /// Seconds of the earlier parts of a resumed run.
-    prior_seconds: f64,
-    /// Where each earlier part was resumed.
-    resumed_from: Vec<u64>,
-}
-
-impl Checkpoints {
-    /// Whether a batch that ends before record `next_index` closes a checkpoint interval.
-    fn due(&self, next_index: u64) -> bool {
-        self.every > 0 && next_index >= self.next_at
-    }
-
-    /// Counts a checkpoint written after record `next_index` (and honours the test hook).
-    fn written(&mut self, next_index: u64) {
-        LAST_CHECKPOINT.store(next_index, Ordering::Relaxed);
-        self.next_at = next_multiple(next_index, self.every);
-        self.written += 1;
-        if self.stop_after == Some(self.written) {
-            std::process::exit(75);
-        }
-    }
-}
-
-/// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).
-fn next_multiple(index: u64, every: u64) -> u64 {
-    match every {
-        0 => u64::MAX,
-        e => (index / e + 1).saturating_mul(e),
-    }
 }
 
 /// The stamps of the inputs and reference pools, for checkpoints.
