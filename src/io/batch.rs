@@ -24,6 +24,8 @@
 //!   before the break, then one batch holding a single empty record for the unreadable rest
 //!   ([`Batch::unreadable`] says why), then goes on with the next file: the run rejects the
 //!   rest as one record and counts it instead of stopping.
+//! - Each batch carries the reader's state after it ([`Batch::next`]); a reader started by
+//!   [`Batches::resume`] at that point yields exactly the batches that followed it.
 
 use super::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
