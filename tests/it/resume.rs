@@ -1,8 +1,9 @@
-//! `posfilter run --resume`: a run stopped after a checkpoint (by the test hook, or killed
-//! with SIGKILL at a random moment) and resumed, with another thread count, must write
-//! exactly the files of a run that was never stopped; and a resume that cannot be sound
-//! (no checkpoint, another config, a changed input, a damaged output file) is refused with
-//! a message that says why.
+//! `posfilter run --resume`: a run stopped after a checkpoint (by the test hook, at a broken
+//! `.zst` input, killed with SIGKILL at a random moment, or interrupted by SIGINT / SIGTERM,
+//! which must print the command that goes on) and resumed, with another thread count, must
+//! write exactly the files of a run that was never stopped; and a resume that cannot be
+//! sound (no checkpoint, another config, a changed input, a damaged output file) is refused
+//! with a message that says why.
 
 use crate::pipeline::{broken_zst_psv, config, report, run_ok, same_outputs, startpos_file, walk};
 use crate::support::{bin, data, TempDir};
