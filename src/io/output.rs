@@ -11,6 +11,10 @@
 //!   record is a line without its newline, and the writer appends `\n`.
 //! - Each finished shard is reported as a [`ShardInfo`] with its record count, its size on
 //!   disk and the CRC-32 (IEEE, as zlib's `crc32`) of its bytes on disk, for manifest.json.
+//! - [`ShardWriter::checkpoint`] flushes and describes the writer ([`ShardWriterMark`]:
+//!   finished shards, the open one's name, records, length and CRC-32);
+//!   [`ShardWriter::resume`] goes on from such a mark after the process stopped, checking
+//!   every byte the mark covers and discarding the rest.
 
 use crate::codec::{self, CodecError, Format, TeacherFields};
 use crate::shogi::Position;
@@ -402,8 +406,8 @@ impl ShardWriter {
         r
     }
 
-    /// Makes everything written so far durable and returns the writer's state: the open
-    /// shard is flushed and synced, and a compressed one ends its zstd frame there (the
+    /// Flushes everything written so far to the files and returns the writer's state: a
+    /// compressed open shard ends its zstd frame there (the
     /// next record starts a new frame of the same file; zstd reads concatenated frames as
     /// one stream). The bytes written therefore depend on where checkpoints fall, which
     /// the run makes a function of the input alone.

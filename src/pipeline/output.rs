@@ -88,7 +88,7 @@ impl AtomicFile {
         Ok((path, PathBuf::from(tmp)))
     }
 
-    /// Flushes and syncs what was written so far and returns its mark.
+    /// Flushes what was written so far to the file and returns its mark.
     pub fn checkpoint(&mut self) -> io::Result<AtomicMark> {
         Ok(AtomicMark {
             records: self.records,
