@@ -10,7 +10,8 @@
 //!
 //! # Files (in the output directory, removed when the run completes)
 //! - `resume.json`: the [`Checkpoint`], written under a temporary name and renamed, after
-//!   every output file has been flushed and synced up to the state it records.
+//!   every output file has been flushed up to the state it records (not synced: a machine
+//!   crash that loses bytes the checkpoint covers makes the resume refuse, see below).
 //! - `resume.dedup`: with dedup on, one 24-byte entry per key the run added to the dedup
 //!   index (fingerprint, then the first record's index, little-endian), in commit order;
 //!   the index is rebuilt from it (after the reference pools) on resume.
