@@ -113,9 +113,9 @@ pub fn run(
 /// On Ctrl-C or SIGTERM (a batch system's time limit), says before exiting (status 130)
 /// whether and from where `--resume` can go on, with the command that does it.
 fn on_interrupt(config_path: &Path, out: Option<&Path>, every: u64) {
-    let mut command = format!("posfilter run {}", config_path.display());
+    let mut command = format!("posfilter run {}", shell_word(config_path));
     if let Some(out) = out {
-        command.push_str(&format!(" --out {}", out.display()));
+        command.push_str(&format!(" --out {}", shell_word(out)));
     }
     let handler = move || {
         let why = match (every, pipeline::checkpoint::last_checkpoint()) {
@@ -133,5 +133,32 @@ fn on_interrupt(config_path: &Path, out: Option<&Path>, every: u64) {
     };
     if let Err(e) = ctrlc::set_handler(handler) {
         eprintln!("posfilter: warning: cannot catch Ctrl-C ({e}); an interrupted run says nothing");
+    }
+}
+
+/// `path` as one word a POSIX shell reads back as the same path (single-quoted unless it
+/// holds only characters that need no quoting).
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c));
+    if plain {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_read_back_as_the_path() {
+        assert_eq!(shell_word(Path::new("runs/p.toml")), "runs/p.toml");
+        assert_eq!(shell_word(Path::new("my runs/p.toml")), "'my runs/p.toml'");
+        assert_eq!(shell_word(Path::new("it's.toml")), "'it'\\''s.toml'");
     }
 }
