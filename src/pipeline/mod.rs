@@ -225,6 +225,9 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         .map(|_| Mutex::new(Worker::new(&settings)))
         .collect();
     let progress = Progress::new(disk_total, config.progress, config.log_every);
+    if let Some(cp) = &resumed {
+        progress.resuming(cp.next.next_index);
+    }
     let specs = paths
         .iter()
         .zip(&detections)

@@ -12,8 +12,8 @@ use indicatif::{
     ProgressStyle,
 };
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The run's progress display; a no-op when hidden.
@@ -21,8 +21,15 @@ pub struct Progress {
     bar: Option<ProgressBar>,
     /// Plain progress lines instead of the bar (stderr is not a terminal).
     log: Option<LogLines>,
-    /// Records decided by the workers so far.
+    /// Records decided so far (by earlier parts of a resumed run too).
     decided: Arc<AtomicU64>,
+    /// Of those, the ones earlier parts of a resumed run decided (rates leave them out).
+    decided_before: Arc<AtomicU64>,
+    /// A resumed run ([`Progress::resuming`]): its input up to its first commit was
+    /// decided by earlier parts, so rates and ETAs count from there.
+    resumed: AtomicBool,
+    /// The disk position rates and ETAs count from: 0, or a resumed run's first commit.
+    base: OnceLock<u64>,
 }
 
 /// Writes a warning line to stderr, before a run's progress starts (callers skip it under
@@ -45,6 +52,7 @@ impl Progress {
     /// terminal, else a line per `log_every` (none if `None`).
     pub fn new(disk_bytes: u64, enabled: bool, log_every: Option<Duration>) -> Progress {
         let decided = Arc::new(AtomicU64::new(0));
+        let decided_before = Arc::new(AtomicU64::new(0));
         if !enabled || !std::io::stderr().is_terminal() {
             let log = log_every.filter(|_| enabled).map(|every| {
                 let start = Instant::now();
@@ -59,6 +67,9 @@ impl Progress {
                 bar: None,
                 log,
                 decided,
+                decided_before,
+                resumed: AtomicBool::new(false),
+                base: OnceLock::new(),
             };
         }
         let bar = ProgressBar::with_draw_target(Some(disk_bytes), ProgressDrawTarget::stderr());
@@ -68,6 +79,7 @@ impl Progress {
                         ETA {eta}\n  {wide_msg}";
         if let Ok(style) = ProgressStyle::with_template(template) {
             let (for_count, for_rate) = (decided.clone(), decided.clone());
+            let before = decided_before.clone();
             let style = style
                 .with_key(
                     "records",
@@ -79,7 +91,10 @@ impl Progress {
                     "rate",
                     move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
                         let seconds = state.elapsed().as_secs_f64().max(1e-3);
-                        let rate = for_rate.load(Ordering::Relaxed) as f64 / seconds;
+                        let here = for_rate
+                            .load(Ordering::Relaxed)
+                            .saturating_sub(before.load(Ordering::Relaxed));
+                        let rate = here as f64 / seconds;
                         let _ = write!(w, "{}/s", HumanCount(rate as u64));
                     },
                 )
@@ -91,7 +106,18 @@ impl Progress {
             bar: Some(bar),
             log: None,
             decided,
+            decided_before,
+            resumed: AtomicBool::new(false),
+            base: OnceLock::new(),
         }
+    }
+
+    /// Marks the run as resumed from a checkpoint after `records` input records (before
+    /// its first commit).
+    pub fn resuming(&self, records: u64) {
+        self.resumed.store(true, Ordering::Relaxed);
+        self.decided.fetch_add(records, Ordering::Relaxed);
+        self.decided_before.store(records, Ordering::Relaxed);
     }
 
     /// `n` more records decided (called by the workers as they go; thread-safe).
@@ -102,8 +128,21 @@ impl Progress {
     /// A batch was committed: the input is done up to `disk_done` bytes on disk, and the
     /// running decision counts.
     pub fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
+        let mut first = false;
+        let base = *self.base.get_or_init(|| {
+            first = true;
+            if self.resumed.load(Ordering::Relaxed) {
+                disk_done
+            } else {
+                0
+            }
+        });
         if let Some(bar) = &self.bar {
             bar.set_position(disk_done);
+            if first && base > 0 {
+                // The jump to where the earlier parts stopped is not this part's speed.
+                bar.reset_eta();
+            }
             bar.set_message(format!(
                 "kept {} · dropped {} · unknown {}",
                 HumanCount(kept),
@@ -113,8 +152,11 @@ impl Progress {
         }
         if let Some(log) = &self.log {
             log.committed(
-                disk_done,
-                self.decided.load(Ordering::Relaxed),
+                (base, disk_done),
+                (
+                    self.decided.load(Ordering::Relaxed),
+                    self.decided_before.load(Ordering::Relaxed),
+                ),
                 [kept, dropped, unknown],
             );
         }
@@ -129,8 +171,15 @@ impl Progress {
 }
 
 impl LogLines {
-    /// Writes a line if `every` has passed since the last one.
-    fn committed(&self, disk_done: u64, decided: u64, [kept, dropped, unknown]: [u64; 3]) {
+    /// Writes a line if `every` has passed since the last one; this part of the run began
+    /// at disk position `base` and is at `disk_done`, and `decided_before` of the records
+    /// decided were decided by earlier parts.
+    fn committed(
+        &self,
+        (base, disk_done): (u64, u64),
+        (decided, decided_before): (u64, u64),
+        [kept, dropped, unknown]: [u64; 3],
+    ) {
         let now = Instant::now();
         {
             let Ok(mut last) = self.last.lock() else {
@@ -148,22 +197,28 @@ impl LogLines {
         } else {
             disk_done.min(self.disk_total) as f64 / self.disk_total as f64
         };
-        let eta = if share > 0.0 {
+        // This part's pace over what it has left.
+        let done_here = disk_done.saturating_sub(base);
+        let left = self.disk_total.saturating_sub(disk_done);
+        let eta = if done_here > 0 {
             FormattedDuration(Duration::from_secs_f64(
-                (seconds * (1.0 - share) / share).min(1e9),
+                (seconds * left as f64 / done_here as f64).min(1e9),
             ))
             .to_string()
         } else {
             "?".into()
         };
+        let checkpoint = super::checkpoint::last_checkpoint()
+            .map(|at| format!(" · checkpoint at {}", HumanCount(at)))
+            .unwrap_or_default();
         eprintln!(
             "posfilter: {} {:5.1}% of {} · {} records · {}/s · kept {} · dropped {} · \
-             unknown {} · ETA {eta}",
+             unknown {} · ETA {eta}{checkpoint}",
             FormattedDuration(elapsed),
             100.0 * share,
             HumanBytes(self.disk_total),
             HumanCount(decided),
-            HumanCount((decided as f64 / seconds) as u64),
+            HumanCount((decided.saturating_sub(decided_before) as f64 / seconds) as u64),
             HumanCount(kept),
             HumanCount(dropped),
             HumanCount(unknown),

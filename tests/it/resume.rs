@@ -409,3 +409,52 @@ fn an_interrupted_run_says_how_to_resume() {
         same_outputs(&full, &out, &[]);
     }
 }
+
+/// The progress lines of an unattended run name the last checkpoint, so that a log shows
+/// where `--resume` would go on even after a kill that printed nothing; a resumed run's
+/// lines count its records from its resume point on.
+#[test]
+fn progress_lines_name_the_last_checkpoint() {
+    let dir = TempDir::new("resume-log");
+    let input = startpos_file(&dir, "in.psfen", 600);
+    let cfg = config(
+        &dir,
+        &[&input],
+        "checkpoint_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 3000\n",
+    );
+    let out = dir.join("out");
+    let at = |line: &str| -> Option<u64> {
+        let after = line.split(" · checkpoint at ").nth(1)?;
+        after.trim().replace(',', "").parse().ok()
+    };
+    assert_eq!(run_stopping(&cfg, &out, 1, Some(2), &["--quiet"]).0, 75);
+    let (code, err) = run_stopping(
+        &cfg,
+        &out,
+        1,
+        None,
+        &["--resume", "--log-every", "0.000001"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("posfilter: ") && l.contains(" ETA "))
+        .collect();
+    assert!(lines.len() >= 3, "{err}");
+    // Records count the whole input decided so far, the earlier part's 200 included.
+    for line in &lines {
+        let records = line.split(" records · ").next().unwrap();
+        let n: u64 = records
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        assert!((200..=600).contains(&n), "{line}");
+    }
+    let marks: Vec<u64> = lines.iter().map(|l| at(l).unwrap_or(0)).collect();
+    assert!(marks.iter().all(|&m| m >= 200), "{marks:?}: resumed at 200");
+    assert!(marks.windows(2).all(|w| w[0] <= w[1]), "{marks:?}");
+    assert!(*marks.last().unwrap() >= 500, "{marks:?}");
+}
