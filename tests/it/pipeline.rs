@@ -84,7 +84,7 @@ fn run_one_thread(cfg: &str, out: &Path) -> String {
 
 /// A temporary directory holding the first `n` corpus start positions as `in.psfen`, and
 /// a config reading them with `extra` appended; returns the directory and the config path.
-fn startpos_setup(name: &str, n: usize, extra: &str) -> (TempDir, String) {
+pub(crate) fn startpos_setup(name: &str, n: usize, extra: &str) -> (TempDir, String) {
     let dir = TempDir::new(name);
     let input = startpos_file(&dir, "in.psfen", n);
     let cfg = config(&dir, &[&input], extra);

@@ -5,7 +5,9 @@
 //! sound (no checkpoint, another config, a changed input, a damaged output file) is refused
 //! with a message that says why.
 
-use crate::pipeline::{broken_zst_psv, config, report, run_ok, same_outputs, startpos_file, walk};
+use crate::pipeline::{
+    broken_zst_psv, config, report, run_ok, same_outputs, startpos_file, startpos_setup, walk,
+};
 use crate::support::{bin, data, TempDir};
 use serde_json::Value;
 use std::path::Path;
@@ -186,17 +188,25 @@ fn a_stopped_run_resumed_writes_the_bytes_of_an_uninterrupted_one() {
 fn slow_setup(name: &str) -> (TempDir, String, std::path::PathBuf) {
     // Debug builds solve about 10x slower.
     let records = if cfg!(debug_assertions) { 600 } else { 3000 };
-    let dir = TempDir::new(name);
-    let input = startpos_file(&dir, "in.psfen", records);
-    let cfg = config(
-        &dir,
-        &[&input],
+    let (dir, cfg) = startpos_setup(
+        name,
+        records,
         "shard_records = 250\ncheckpoint_records = 100\n[workers]\nbatch_records = 25\n\
          [filter.mate]\nnodes = 20000\n",
     );
     let full = dir.join("full");
     run_ok(&["run", &cfg, "--out", full.to_str().unwrap(), "--quiet"]);
     (dir, cfg, full)
+}
+
+/// 600 start positions (`in.psfen`) with a checkpoint every 100 records and a small
+/// budget: a run of a fraction of a second. Returns the directory and the config.
+fn quick_setup(name: &str) -> (TempDir, String) {
+    startpos_setup(
+        name,
+        600,
+        "checkpoint_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 3000\n",
+    )
 }
 
 /// Waits until the run `child` writing to `out` has taken its first checkpoint.
@@ -256,11 +266,8 @@ fn a_run_killed_at_any_moment_resumes_from_its_last_checkpoint() {
 
 #[test]
 fn a_resume_that_cannot_be_sound_is_refused_with_the_reason() {
-    let dir = TempDir::new("resume-refusals");
-    let input = startpos_file(&dir, "in.psfen", 600);
-    let extra =
-        "checkpoint_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 3000\n";
-    let cfg = config(&dir, &[&input], extra);
+    let (dir, cfg) = quick_setup("resume-refusals");
+    let input = dir.join("in.psfen");
     let out = dir.join("out");
     let stop = |stop: u32| {
         let _ = std::fs::remove_dir_all(&out);
@@ -415,13 +422,7 @@ fn an_interrupted_run_says_how_to_resume() {
 /// lines count its records from its resume point on.
 #[test]
 fn progress_lines_name_the_last_checkpoint() {
-    let dir = TempDir::new("resume-log");
-    let input = startpos_file(&dir, "in.psfen", 600);
-    let cfg = config(
-        &dir,
-        &[&input],
-        "checkpoint_records = 100\n[workers]\nbatch_records = 50\n[filter.mate]\nnodes = 3000\n",
-    );
+    let (dir, cfg) = quick_setup("resume-log");
     let out = dir.join("out");
     let at = |line: &str| -> Option<u64> {
         let after = line.split(" · checkpoint at ").nth(1)?;
