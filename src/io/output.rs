@@ -104,6 +104,13 @@ impl FileMark {
     /// Checks that `path` starts with the bytes this mark describes (its first `bytes`
     /// bytes have this CRC-32); the error says how it differs (callers add the path).
     pub fn verify(&self, path: &Path) -> io::Result<()> {
+        self.verify_reading(path, |_| {})
+    }
+
+    /// [`FileMark::verify`], handing each piece of the checked bytes to `each` in order as
+    /// it is read (so a caller that needs them reads the file once). On an error `each` may
+    /// have seen bytes that do not match.
+    pub fn verify_reading(&self, path: &Path, mut each: impl FnMut(&[u8])) -> io::Result<()> {
         let mut file = File::open(path)?;
         let len = file.metadata()?.len();
         if len < self.bytes {
@@ -119,6 +126,7 @@ impl FileMark {
             let want = left.min(buf.len() as u64) as usize;
             file.read_exact(&mut buf[..want])?;
             crc.update(&buf[..want]);
+            each(&buf[..want]);
             left -= want as u64;
         }
         if crc.finalize() != self.crc32 {
@@ -150,6 +158,12 @@ impl Counted {
     /// continues the count and the CRC from the mark.
     pub(crate) fn reopen(path: &Path, mark: FileMark) -> io::Result<Counted> {
         mark.verify(path)?;
+        Counted::reopen_verified(path, mark)
+    }
+
+    /// [`Counted::reopen`] of a file whose bytes the caller has just checked against
+    /// `mark` itself.
+    pub(crate) fn reopen_verified(path: &Path, mark: FileMark) -> io::Result<Counted> {
         let mut file = OpenOptions::new().write(true).open(path)?;
         file.set_len(mark.bytes)?;
         file.seek(SeekFrom::End(0))?;

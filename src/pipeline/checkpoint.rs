@@ -29,7 +29,7 @@ use crate::io::batch::ResumePoint;
 use crate::io::output::{Counted, FileMark};
 use crate::shogi::Fingerprint;
 use serde::{Deserialize, Serialize};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -355,27 +355,41 @@ impl DedupLog {
                 ),
             ));
         }
-        mark.verify(&path).map_err(|e| with_path(&path, e))?;
-        let mut file = io::BufReader::with_capacity(
-            1 << 20,
-            std::fs::File::open(&path).map_err(|e| with_path(&path, e))?,
-        );
-        let mut entry = [0u8; DEDUP_ENTRY];
-        for _ in 0..mark.bytes / DEDUP_ENTRY as u64 {
-            file.read_exact(&mut entry)
-                .map_err(|e| with_path(&path, e))?;
-            let mut key = [0u8; 16];
-            key.copy_from_slice(&entry[..16]);
-            let mut first = [0u8; 8];
-            first.copy_from_slice(&entry[16..]);
-            index.first_or_insert(
-                Fingerprint(u128::from_le_bytes(key)),
-                u64::from_le_bytes(first),
-            );
-        }
-        let sink = Counted::reopen(&path, mark).map_err(|e| with_path(&path, e))?;
+        // One read of the log both checks it and rebuilds the index; entries may straddle
+        // the pieces the check reads.
+        let mut carry = Vec::with_capacity(DEDUP_ENTRY);
+        mark.verify_reading(&path, |mut piece| {
+            if !carry.is_empty() {
+                let take = (DEDUP_ENTRY - carry.len()).min(piece.len());
+                carry.extend_from_slice(&piece[..take]);
+                piece = &piece[take..];
+                if carry.len() == DEDUP_ENTRY {
+                    insert_entry(index, &carry);
+                    carry.clear();
+                }
+            }
+            let mut entries = piece.chunks_exact(DEDUP_ENTRY);
+            for entry in &mut entries {
+                insert_entry(index, entry);
+            }
+            carry.extend_from_slice(entries.remainder());
+        })
+        .map_err(|e| with_path(&path, e))?;
+        let sink = Counted::reopen_verified(&path, mark).map_err(|e| with_path(&path, e))?;
         Ok(DedupLog { sink, path })
     }
+}
+
+/// Puts one dedup log entry (fingerprint, first index; little-endian) into `index`.
+fn insert_entry(index: &mut DedupIndex, entry: &[u8]) {
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&entry[..16]);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&entry[16..DEDUP_ENTRY]);
+    index.first_or_insert(
+        Fingerprint(u128::from_le_bytes(key)),
+        u64::from_le_bytes(first),
+    );
 }
 
 /// `e` with `path` in its message.
@@ -387,6 +401,42 @@ fn with_path(path: &Path, e: io::Error) -> io::Error {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A log longer than one read piece (1 MiB is no multiple of 24 bytes, so entries
+    /// straddle pieces) gives back every key with its index, in order, and refuses once a
+    /// byte within the checkpoint changes.
+    #[test]
+    fn dedup_log_rebuilds_the_index_it_recorded() {
+        let dir = std::env::temp_dir().join(format!("posfilter-dedup-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = 50_000u64; // 1.2 MB
+        let key = |i: u64| {
+            Fingerprint((i as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835) | 1)
+        };
+        let mut log = DedupLog::create(&dir).unwrap();
+        for i in 0..n {
+            log.append(key(i), 3 * i).unwrap();
+        }
+        let mark = log.checkpoint().unwrap();
+        log.append(key(n), 0).unwrap(); // after the checkpoint: must be cut off
+        drop(log);
+        let mut index = DedupIndex::with_capacity(0);
+        let mut log = DedupLog::resume(&dir, mark, &mut index).unwrap();
+        assert_eq!(index.len() as u64, n);
+        for i in 0..n {
+            assert_eq!(index.get(key(i)), Some(3 * i), "entry {i}");
+        }
+        assert_eq!(index.get(key(n)), None);
+        assert_eq!(log.checkpoint().unwrap(), mark);
+
+        let path = dir.join(DEDUP_LOG_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[(1 << 20) + 5] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        let err = DedupLog::resume(&dir, mark, &mut DedupIndex::with_capacity(0)).err();
+        assert!(err.is_some_and(|e| e.to_string().contains("CRC-32 differs")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn differing_keys_names_each_changed_leaf() {
