@@ -90,8 +90,8 @@ pub(crate) struct Counted {
     bytes: u64,
 }
 
-/// How far a [`Counted`] file had been written at a checkpoint: its length and the CRC-32
-/// of those bytes (the state a resumed run continues from).
+/// How far an output file had been written at a checkpoint: its length and the CRC-32 of
+/// those bytes (the state a resumed run continues from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileMark {
     /// Bytes on disk.

@@ -29,7 +29,7 @@ pub fn records_at_least(inputs: &[Detection]) -> u64 {
         .sum()
 }
 
-/// The warning for a run whose dedup index would need more than [`SHARE_OF_AVAILABLE`] of
+/// The warning for a run whose dedup index would need more than three quarters of
 /// `available` bytes if `records` positions were all distinct; `None` when it fits or the
 /// available memory is unknown.
 pub fn dedup_memory_warning(records: u64, available: Option<u64>) -> Option<String> {
