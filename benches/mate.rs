@@ -4,7 +4,8 @@
 //! zeroing.
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
-//! nodes, nodes/s, conflicts, ratios); then criterion measures our solver.
+//! nodes, nodes/s, conflicts (each one listed with its SFEN), ratios); then criterion measures
+//! our solver.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
@@ -116,12 +117,19 @@ fn summary(set: &mut [Position]) {
             let mut conflicts = 0;
             let mut they_only = 0;
             let mut misses = String::new();
+            let mut conflict_lines = String::new();
             for ((r, p), pos) in res.iter().zip(&pres).zip(set.iter()) {
                 let pmate = p[0].as_bool().unwrap_or(false);
                 let pexh = p[1].as_bool().unwrap_or(true);
                 let ours_mate = matches!(r, MateResult::Mate | MateResult::Mated);
                 if (ours_mate && !pmate && !pexh) || (pmate && *r == MateResult::NoMate) {
                     conflicts += 1;
+                    // Rare, and each one needs a look: say which position and who said what.
+                    let theirs = if pmate { "mate" } else { "no mate" };
+                    conflict_lines.push_str(&format!(
+                        "conflict @{nodes:>6}: ours {r:?}, cshogi {theirs}: {}\n",
+                        pos.to_sfen()
+                    ));
                 }
                 if pmate && !ours_mate {
                     they_only += 1;
@@ -142,6 +150,7 @@ fn summary(set: &mut [Position]) {
                 "ratio  @{nodes:>6}: {:.2}x positions/s, mates {mates} vs {pm} (cshogi-only {they_only}), conflicts {conflicts}",
                 pps / ppps
             );
+            print!("{conflict_lines}");
         }
     }
     for (name, sfen) in SEEDS
