@@ -23,6 +23,13 @@ ROOTS = [
     # unpromoted; a horse there could take a pawn on 9i, so Black's later P*9i would not be
     # pawn-drop mate but a legal check that wins.
     ("6K2/9/1+B7/G8/9/2r6/9/2b6/k1+R6 w SPl 12", "7h8i"),
+    # From a fresh differential set (benches/fresh_positions.py, seed 5150), three plies into
+    # cshogi's 21-ply "mate": White escapes only by taking the pawn with the bishop
+    # unpromoted (a horse on 1e could take the next pawn drop on 1d). cshogi's DfPn never
+    # tries this defence inside its own search, so it reported the root
+    # 1+P7/Ggp6/L1g2PN1k/4S4/1p1K3S1/4n1r2/2G3b2/2N2SpLN/1S3+l1Lr b 13Pb 249 as mate,
+    # while its own search after 3g1e finds no mate.
+    ("1+P7/Ggp6/L1g2PN2/4S2Sk/1p1K4P/4n1r2/2G3b2/2N2SpLN/1S3+l1Lr w 12Pb 252", "3g1e"),
 ]
 BUDGET = 2_000_000
 
