@@ -41,6 +41,11 @@
 //! - A final result stored in the table never depends on the path or on a limit.
 //! - Budget exhaustion returns the current (non-final) numbers; it is never a disproof.
 //! - `nodes` counts visits of [`Searcher::search`] (the unit of the node budget).
+//!
+//! # Layout
+//! This file holds the loop and a node's result; `search/child.rs` the children a node on
+//! the stack keeps and their summary; `search/expand.rs` the expansions and the initial
+//! numbers; `search/delay.rs` the delayed expansion.
 
 mod child;
 mod delay;

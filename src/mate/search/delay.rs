@@ -5,8 +5,9 @@
 //! # Invariants
 //! - Nothing is pruned: a waiting child is revealed (expanded) as soon as the sibling it
 //!   waits for is settled, before the parent can be settled.
-//! - Whether a child waits depends only on the position and the move, so a node expands
-//!   the same way whenever it is visited.
+//! - What a child waits for depends only on the position and the move ([`Awaited::of`]);
+//!   whether it still waits depends only on that sibling's current numbers, so a node
+//!   expands the same way whenever it is visited with the same children's numbers.
 
 use super::child::{settled, Child, HIDDEN};
 use super::Searcher;
