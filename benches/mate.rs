@@ -5,7 +5,9 @@
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
 //! nodes, nodes/s, conflicts (each one listed with its SFEN), ratios); then criterion measures
-//! our solver.
+//! our solver. A conflict where cshogi claims a mate we do not is audited by
+//! `benches/cshogi_line_audit.py`: a defence along cshogi's line that its search never tries
+//! (a non-promotion) and that its own search then finds no mate against.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
@@ -92,6 +94,28 @@ fn run_peer(nodes: u64) -> Option<serde_json::Value> {
     serde_json::from_slice(&out.stdout).ok()
 }
 
+/// For positions cshogi calls mate and we do not: what `benches/cshogi_line_audit.py` finds
+/// along cshogi's line (a defence its search never tries that escapes), one line each.
+fn audit_cshogi_lines(nodes: u64, sfens: &[String]) -> Vec<String> {
+    if sfens.is_empty() {
+        return Vec::new();
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/cshogi_line_audit.py");
+    match Command::new("python3")
+        .arg(script)
+        .arg(nodes.to_string())
+        .args(sfens)
+        .output()
+    {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        Ok(out) => vec![format!("failed: {}", String::from_utf8_lossy(&out.stderr))],
+        Err(e) => vec![format!("failed: {e}")],
+    }
+}
+
 fn summary(set: &mut [Position]) {
     let budgets: Vec<u64> = std::env::var("MATE_BENCH_NODES")
         .ok()
@@ -118,6 +142,7 @@ fn summary(set: &mut [Position]) {
             let mut they_only = 0;
             let mut misses = String::new();
             let mut conflict_lines = String::new();
+            let mut false_mate_suspects = Vec::new();
             for ((r, p), pos) in res.iter().zip(&pres).zip(set.iter()) {
                 let pmate = p[0].as_bool().unwrap_or(false);
                 let pexh = p[1].as_bool().unwrap_or(true);
@@ -130,6 +155,9 @@ fn summary(set: &mut [Position]) {
                         "conflict @{nodes:>6}: ours {r:?}, cshogi {theirs}: {}\n",
                         pos.to_sfen()
                     ));
+                    if pmate {
+                        false_mate_suspects.push(pos.to_sfen());
+                    }
                 }
                 if pmate && !ours_mate {
                     they_only += 1;
@@ -151,6 +179,9 @@ fn summary(set: &mut [Position]) {
                 pps / ppps
             );
             print!("{conflict_lines}");
+            for line in audit_cshogi_lines(nodes, &false_mate_suspects) {
+                println!("  cshogi line audit: {line}");
+            }
         }
     }
     for (name, sfen) in SEEDS
