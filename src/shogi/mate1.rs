@@ -121,6 +121,10 @@ pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool
         return None;
     }
     let theirs = pos.pieces_of(them).without(to);
+    // With `first`, the likeliest escape first: the king takes an unprotected checker.
+    if first && !is_attacked_by(pos, us, own, to, occ_k) {
+        return Some(1);
+    }
     let mut n = 0;
     for s in attacks::king(ek).and_not(theirs) {
         if !reach.has(s) && !is_attacked_by(pos, us, own, s, occ_k) {
