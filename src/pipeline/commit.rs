@@ -290,10 +290,7 @@ impl Commit {
         }
         self.tallies.unknown += r.unknown as u64;
         self.tallies.unknown_timed_out += r.timed_out as u64;
-        if r.move_illegal {
-            self.tallies.move_field.illegal += 1;
-            self.tallies.move_field.cleared += r.move_cleared as u64;
-        }
+        self.tallies.move_field.illegal += r.move_illegal as u64;
         let mut decision = r.decision.clone();
         let extra = r.extra();
         let mut detail = Detail::Tree(&extra.detail);
@@ -319,6 +316,9 @@ impl Commit {
         match &decision {
             Decision::Keep => {
                 self.counts.kept += 1;
+                // Only a kept record is written, so only it is counted as cleared (the
+                // worker clears the field of every record it keeps, duplicates included).
+                self.tallies.move_field.cleared += r.move_cleared as u64;
                 self.tallies.unknown_kept += r.unknown as u64;
                 // A kept record carries an audit detail only when the worker tagged it
                 // (`filter.mate.unknown = "tag"`: its nodes and SFEN).

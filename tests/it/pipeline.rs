@@ -1493,6 +1493,21 @@ fn illegal_move_fields_are_kept_cleared_or_rejected() {
                 assert_eq!(&kept[200 + 34..200 + 36], &[0, 0]);
                 assert_eq!(&kept[..234], &psv[..234]);
                 assert_eq!(&kept[236..], &psv[236..]);
+                // The same game twice with dedup on: both bad fields are counted as
+                // illegal, but only the kept copy as cleared (the other is a duplicate).
+                let twice = dir.join("twice.psv");
+                std::fs::write(&twice, [psv.as_slice(), psv.as_slice()].concat()).unwrap();
+                let extra = "[filter]\nmove_field = \"clear\"\n[filter.mate]\nenabled = false\n[filter.repetition]\nenabled = false\n";
+                let out2 = dir.join("out-clear-twice");
+                let cfg = config(&dir, &[&twice], extra);
+                run_ok(&["run", &cfg, "--out", out2.to_str().unwrap(), "--quiet"]);
+                let r2 = report(&out2);
+                assert_eq!(r2["move_field"]["illegal"], 2);
+                assert_eq!(r2["move_field"]["cleared"], 1);
+                assert_eq!(
+                    std::fs::read(out2.join("kept/part-00000.psv")).unwrap(),
+                    kept
+                );
             }
             _ => {
                 assert_eq!(r["records"]["rejected"], 1);
