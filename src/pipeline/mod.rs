@@ -91,6 +91,9 @@ pub enum PipelineError {
     /// The counts do not add up (a bug: the run's output must not be trusted).
     #[error("{0}")]
     Reconciliation(String),
+    /// The solver tables cannot fit in this machine's memory (the message names the keys).
+    #[error("{0}")]
+    Memory(String),
     /// `--resume` found nothing it can go on from.
     #[error("cannot resume the run in {dir}: {why}")]
     Resume {

@@ -47,6 +47,16 @@ impl Plan {
             dir: out_dir.display().to_string(),
             source,
         })?;
+        if settings.mate.is_some() {
+            if let Some(e) = preflight::solver_memory_error(
+                config.threads,
+                config.raw.workers.table_mb,
+                config.raw.filter.mate.cache_mb,
+                preflight::available_memory(),
+            ) {
+                return Err(PipelineError::Memory(e));
+            }
+        }
         if let Some(own) = previous.reads_own_output(paths.iter().chain(&references)) {
             return Err(PipelineError::ReadsOwnOutput {
                 input: own.display().to_string(),

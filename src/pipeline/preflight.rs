@@ -1,5 +1,6 @@
-//! Checks made before a run starts that warn about what would otherwise fail hours in: a
-//! dedup index that cannot fit in this machine's memory.
+//! Checks made before a run starts about what would otherwise fail later: a dedup index
+//! that cannot fit in this machine's memory (a warning), and solver tables that cannot
+//! (an error: they are allocated and touched when the workers start).
 //!
 //! The index ([`crate::filter::FirstSeen`]) holds 16 bytes per distinct position in tables
 //! at most 70 % full; the record count of binary inputs bounds the distinct positions from
@@ -42,6 +43,36 @@ pub fn dedup_memory_warning(records: u64, available: Option<u64>) -> Option<Stri
              off, or run the input in parts (see the README on dedup memory)",
             HumanCount(records),
             BinaryBytes(need),
+            BinaryBytes(available)
+        )
+    })
+}
+
+/// The error for a run whose df-pn tables (`threads` × `table_mb` MiB, every page touched
+/// when the workers start) and verdict cache (`cache_mb` MiB) would need more than the
+/// `available` bytes; `None` when they fit or the available memory is unknown.
+pub fn solver_memory_error(
+    threads: usize,
+    table_mb: usize,
+    cache_mb: usize,
+    available: Option<u64>,
+) -> Option<String> {
+    let available = available?;
+    let mib = 1u64 << 20;
+    let tables = (threads as u64)
+        .saturating_mul(table_mb as u64)
+        .saturating_mul(mib);
+    let need = tables.saturating_add((cache_mb as u64).saturating_mul(mib));
+    (need > available).then(|| {
+        format!(
+            "the mate filter's tables need {} ({} worker thread(s) × {} MiB, \
+             `workers.table_mb`; plus the {} MiB verdict cache, `filter.mate.cache_mb`), and \
+             this machine has {} available. Use fewer threads (`workers.threads` or \
+             --threads) or a smaller `workers.table_mb`",
+            BinaryBytes(need),
+            threads,
+            table_mb,
+            cache_mb,
             BinaryBytes(available)
         )
     })
@@ -101,6 +132,24 @@ mod tests {
             d(Format::Hcpe, false, 37),
         ];
         assert_eq!(records_at_least(&inputs), 10 + 10);
+    }
+
+    #[test]
+    fn solver_tables_must_fit_in_available_memory() {
+        let gib = 1u64 << 30;
+        // 16 threads × 1 GiB + a 64 MiB cache: fits in 17 GiB, not in 16.
+        assert_eq!(solver_memory_error(16, 1024, 64, Some(17 * gib)), None);
+        let e = solver_memory_error(16, 1024, 64, Some(16 * gib)).unwrap_or_default();
+        assert!(
+            e.contains("16.06 GiB") && e.contains("16 worker thread(s) × 1024 MiB"),
+            "{e}"
+        );
+        assert!(
+            e.contains("workers.threads") && e.contains("16.00 GiB available"),
+            "{e}"
+        );
+        assert_eq!(solver_memory_error(16, 1024, 64, None), None);
+        assert!(solver_memory_error(usize::MAX, 65536, 65536, Some(u64::MAX - 1)).is_some());
     }
 
     #[test]

@@ -1182,6 +1182,27 @@ fn a_dry_run_describes_the_run_and_writes_nothing() {
     let cfg_own = keep(config(&dir, &[&shard], ""), "own.toml");
     let (ok, _, log) = dry(&cfg_own, &out);
     assert!(!ok && log.contains("output of a previous run"), "{log}");
+    // Solver tables that cannot fit in memory (a million threads × 64 MiB is 61 TiB) are
+    // refused, by the dry run and by the run, before anything is written.
+    for mode in ["--dry-run", "--quiet"] {
+        let fresh_dir = fresh.to_str().unwrap();
+        let (ok, _, log) = run_bin(&[
+            "run",
+            &cfg,
+            "--out",
+            fresh_dir,
+            "--threads",
+            "1000000",
+            mode,
+        ]);
+        assert!(!ok && !fresh.exists(), "{mode}: {log}");
+        assert!(
+            log.contains("the mate filter's tables need 61.04 TiB")
+                && log.contains("`workers.table_mb`")
+                && log.contains("available"),
+            "{mode}: {log}"
+        );
+    }
 }
 
 /// With stderr not a terminal (here a pipe), progress comes as plain lines, at most one per
