@@ -2,7 +2,9 @@
 
 use super::common::parse_position;
 use anyhow::{Context, Result};
+use indicatif::BinaryBytes;
 use posfilter::mate::{Limits, MateResult, Solver, Verdict};
+use posfilter::pipeline::preflight;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -33,6 +35,19 @@ pub struct Settings {
 
 /// Solves the positions of `source` and prints one verdict each.
 pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
+    // Every solver allocates and touches its whole table: refuse what cannot fit rather than
+    // be killed for it.
+    let need = preflight::solver_bytes(settings.threads, settings.table_mb, 0);
+    if let Some(available) = preflight::available_memory().filter(|&a| need > a) {
+        anyhow::bail!(
+            "{} thread(s) × {} MB tables need {}, and this machine has {} available; use \
+             fewer --threads or a smaller --table-mb",
+            settings.threads,
+            settings.table_mb,
+            BinaryBytes(need),
+            BinaryBytes(available)
+        );
+    }
     let mut solver = Solver::new(settings.table_mb);
     match source {
         Source::One(text) => {

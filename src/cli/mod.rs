@@ -8,6 +8,7 @@ mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use posfilter::pipeline::config::MAX_MIB;
 use std::process::ExitCode;
 
 /// Cleans shogi training data: drops decided, repeated and duplicated positions.
@@ -80,8 +81,8 @@ enum Command {
         /// Node budget.
         #[arg(long, default_value_t = 100_000)]
         nodes: u64,
-        /// Transposition-table size in MB (per thread).
-        #[arg(long, default_value_t = 16)]
+        /// Transposition-table size in MB (per thread), 1 to 65536.
+        #[arg(long, default_value_t = 16, value_parser = table_mb_in_range)]
         table_mb: usize,
         /// Threads for --file (0 = all cores); answers do not depend on it.
         #[arg(long, default_value_t = 0)]
@@ -109,6 +110,19 @@ enum Command {
         #[arg(long)]
         format: Option<posfilter::codec::Format>,
     },
+}
+
+/// `--table-mb`: a size from 1 to [`MAX_MIB`] MiB (a typo of a few zeros would otherwise
+/// abort on the allocation).
+fn table_mb_in_range(text: &str) -> Result<usize, String> {
+    let mb: usize = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of MB"))?;
+    if (1..=MAX_MIB).contains(&mb) {
+        Ok(mb)
+    } else {
+        Err(format!("{mb} is outside 1..={MAX_MIB}"))
+    }
 }
 
 /// Parses the command line and runs it.
@@ -158,9 +172,11 @@ pub fn run() -> Result<ExitCode> {
                 nodes,
                 table_mb,
                 json,
-                threads: match threads {
-                    0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    n => n,
+                threads: match (threads, &file) {
+                    // One position needs one solver, whatever --threads says.
+                    (_, None) => 1,
+                    (0, Some(_)) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    (n, Some(_)) => n,
                 },
             };
             mate::run(source, &settings)

@@ -48,6 +48,16 @@ pub fn dedup_memory_warning(records: u64, available: Option<u64>) -> Option<Stri
     })
 }
 
+/// Bytes of `threads` df-pn tables of `table_mb` MiB each plus a `cache_mb` MiB verdict
+/// cache (saturating: never overflows).
+pub fn solver_bytes(threads: usize, table_mb: usize, cache_mb: usize) -> u64 {
+    let mib = 1u64 << 20;
+    let tables = (threads as u64)
+        .saturating_mul(table_mb as u64)
+        .saturating_mul(mib);
+    tables.saturating_add((cache_mb as u64).saturating_mul(mib))
+}
+
 /// The error for a run whose df-pn tables (`threads` × `table_mb` MiB, every page touched
 /// when the workers start) and verdict cache (`cache_mb` MiB) would need more than the
 /// `available` bytes; `None` when they fit or the available memory is unknown.
@@ -58,11 +68,7 @@ pub fn solver_memory_error(
     available: Option<u64>,
 ) -> Option<String> {
     let available = available?;
-    let mib = 1u64 << 20;
-    let tables = (threads as u64)
-        .saturating_mul(table_mb as u64)
-        .saturating_mul(mib);
-    let need = tables.saturating_add((cache_mb as u64).saturating_mul(mib));
+    let need = solver_bytes(threads, table_mb, cache_mb);
     (need > available).then(|| {
         format!(
             "the mate filter's tables need {} ({} worker thread(s) × {} MiB, \

@@ -648,6 +648,36 @@ fn cli_json() {
     let _ = Move::NONE;
 }
 
+/// Table sizes a machine cannot hold are refused with a message, never an abort on the
+/// allocation: `--table-mb` outside 1..=65536, and threads × tables beyond the available
+/// memory (a million threads × 64 GiB is more than any machine has).
+#[test]
+fn cli_refuses_tables_that_cannot_be_allocated() {
+    use crate::support::run_bin;
+    for mb in ["0", "65537", "lots"] {
+        let (ok, _, err) = run_bin(&["mate", "--sfen", "startpos", "--table-mb", mb]);
+        assert!(!ok && err.contains("--table-mb"), "{mb}: {err}");
+    }
+    let dir = crate::support::TempDir::new("mate-memory");
+    let file = dir.join("one.sfen");
+    std::fs::write(&file, "startpos\n").unwrap();
+    let (ok, out, err) = run_bin(&[
+        "mate",
+        "--file",
+        file.to_str().unwrap(),
+        "--threads",
+        "1000000",
+        "--table-mb",
+        "65536",
+    ]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(
+        err.contains("1000000 thread(s) × 65536 MB tables need 61.04 PiB")
+            && err.contains("available"),
+        "{err}"
+    );
+}
+
 /// `--sfen` also takes a USI position with moves, as engine logs print it: the answer is
 /// the answer for the position the moves reach (given as an SFEN), and an illegal move is
 /// an error naming it.
