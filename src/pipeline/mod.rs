@@ -139,6 +139,17 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         })
         .collect();
     let disk_total = plan.disk_bytes();
+    if config.progress {
+        // A file that does not look like its format (probed at detection) is said before
+        // the run, not only in report.json: most of its records would be rejected.
+        let files = plan.paths.iter().zip(&plan.detections);
+        let pools = plan.references.iter().zip(&plan.reference_detections);
+        for (path, d) in files.chain(pools) {
+            for note in d.reasons.iter().filter_map(|r| r.strip_prefix("warning: ")) {
+                progress::warn(&format!("{}: {note}", path.display()));
+            }
+        }
+    }
     if settings.dedup && config.progress {
         // Before the reference pools are read: they sit in the same index.
         if let Some(warning) = plan.dedup_memory_warning() {

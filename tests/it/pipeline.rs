@@ -1205,6 +1205,30 @@ fn a_dry_run_describes_the_run_and_writes_nothing() {
     }
 }
 
+/// A file that does not look like the format it is read as (here PackedSfen read as hcpe,
+/// as `input.format` forces) is named in a warning on stderr before the run, since most of
+/// its records will be rejected; `--quiet` says nothing.
+#[test]
+fn a_file_unlike_its_format_is_warned_about() {
+    let dir = TempDir::new("format-warning");
+    let input = startpos_file(&dir, "in.psfen", 200);
+    let cfg = dir.join("wrong.toml");
+    let text = format!(
+        "[input]\npaths = [{:?}]\nformat = \"hcpe\"\n[output]\ndir = \"out\"\n[filter.mate]\nenabled = false\n",
+        input.display().to_string()
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let err = run_ok(&["run", cfg]);
+    let expected = format!("posfilter: warning: {}: only ", input.display());
+    assert!(
+        err.contains(&expected) && err.contains("decode as hcpe"),
+        "{err}"
+    );
+    let err = run_ok(&["run", cfg, "--quiet"]);
+    assert!(!err.contains("warning"), "{err}");
+}
+
 /// With stderr not a terminal (here a pipe), progress comes as plain lines, at most one per
 /// `--log-every`; their counts only grow and never pass the final ones. `--log-every 0` and
 /// `--quiet` write none.
