@@ -8,7 +8,9 @@
 //! shortest mate (stored lengths alone can be stale: a child proved again later through a
 //! transposition keeps its parent's old length, and a defender choosing by them once
 //! reported a 21-ply line for the 25-ply seed 003d). The evaluation is memoised per position
-//! and limited to [`LINES_BUDGET`] positions.
+//! and limited to [`LINES_BUDGET`] positions. A proven OR node none of whose children is
+//! proven in the table any more (evicted: entries of one board share a cluster) is proven
+//! again with a small budget, at most [`MAX_REPROVED`] times per extraction.
 //!
 //! When it fails (budget, evicted children) the greedy walk takes over: at OR nodes a
 //! checking move that mates at once or else the proven child with the shortest stored
@@ -34,6 +36,9 @@ pub const MAX_PV: usize = 1000;
 
 /// Extra nodes allowed to re-prove a node whose children were evicted.
 const REPROVE_NODES: u64 = 20_000;
+
+/// Most nodes the proof-tree evaluation re-proves for one extraction.
+pub const MAX_REPROVED: usize = 64;
 
 /// One step: the chosen move and whether it ends the line (mate given).
 fn choose(s: &Searcher, pos: &mut Position, or_node: bool) -> Result<Option<(Move, bool)>, ()> {
@@ -87,7 +92,9 @@ pub const LINES_BUDGET: usize = 200_000;
 /// Evaluation of the table's proof tree (see the module doc): per position (full key) the
 /// move to play (`None`: the defender is checkmated) and the plies left.
 struct Lines<'a> {
-    s: &'a Searcher,
+    s: &'a mut Searcher,
+    /// Nodes re-proved so far because their proving children were evicted.
+    reproved: usize,
     memo: HashMap<u64, (Option<Move>, u32)>,
     stack: HashSet<u64>,
     visits: usize,
@@ -118,6 +125,22 @@ impl Lines<'_> {
     }
 
     fn or_line(&mut self, pos: &mut Position) -> Option<(Option<Move>, u32)> {
+        let line = self.or_line_from_table(pos);
+        if line.is_some() || self.reproved >= MAX_REPROVED {
+            return line;
+        }
+        // The node is proven but the children that proved it were evicted (entries of one
+        // board share a cluster, and a long line through pawn drops and captures revisits a
+        // board with many hands): prove it again with a small budget and look once more.
+        self.reproved += 1;
+        if reprove(self.s, pos, true) {
+            self.or_line_from_table(pos)
+        } else {
+            None
+        }
+    }
+
+    fn or_line_from_table(&mut self, pos: &mut Position) -> Option<(Option<Move>, u32)> {
         let mut list = MoveList::new();
         generate_checks_fast(pos, &mut list);
         let mut proven = Vec::new();
@@ -163,9 +186,14 @@ impl Lines<'_> {
 }
 
 /// The line of the proof-tree evaluation, if it completes. The position is restored.
-fn extract_longest_defence(s: &Searcher, pos: &mut Position, or_root: bool) -> Option<Vec<Move>> {
+fn extract_longest_defence(
+    s: &mut Searcher,
+    pos: &mut Position,
+    or_root: bool,
+) -> Option<Vec<Move>> {
     let mut lines = Lines {
         s,
+        reproved: 0,
         memo: HashMap::new(),
         stack: HashSet::new(),
         visits: 0,
@@ -194,6 +222,18 @@ fn extract_longest_defence(s: &Searcher, pos: &mut Position, or_root: bool) -> O
     ok.then_some(pv)
 }
 
+/// Proves the current position again within [`REPROVE_NODES`] more nodes, refilling the
+/// table with the children that prove it; whether it was proven.
+fn reprove(s: &mut Searcher, pos: &mut Position, or_node: bool) -> bool {
+    s.node_limit = s.nodes + REPROVE_NODES;
+    s.stopped = false;
+    s.path.clear();
+    s.path.push(pos.key());
+    s.search(pos, or_node, super::pndn::INF, super::pndn::INF, 0)
+        .pn
+        == 0
+}
+
 /// Extracts a mate line from the current position (`or_root`: attacker to move). The
 /// position is restored before returning.
 pub fn extract(s: &mut Searcher, pos: &mut Position, or_root: bool) -> Option<Vec<Move>> {
@@ -211,12 +251,7 @@ pub fn extract(s: &mut Searcher, pos: &mut Position, or_root: bool) -> Option<Ve
         let mut step = choose(s, pos, or_node);
         if step.is_err() {
             // Children evicted: prove this node again, then retry once.
-            s.node_limit = s.nodes + REPROVE_NODES;
-            s.stopped = false;
-            s.path.clear();
-            s.path.push(pos.key());
-            let r = s.search(pos, or_node, super::pndn::INF, super::pndn::INF, 0);
-            step = if r.pn == 0 {
+            step = if reprove(s, pos, or_node) {
                 choose(s, pos, or_node)
             } else {
                 Err(())
