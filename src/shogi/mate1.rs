@@ -121,12 +121,17 @@ pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool
         return None;
     }
     let theirs = pos.pieces_of(them).without(to);
-    // With `first`, the likeliest escape first: the king takes an unprotected checker.
-    if first && !is_attacked_by(pos, us, own, to, occ_k) {
-        return Some(1);
+    let mut king_squares = attacks::king(ek).and_not(theirs);
+    if first {
+        // The likeliest escape first: the king takes an unprotected checker. Either way
+        // that square is settled, so the loop below skips it.
+        if !is_attacked_by(pos, us, own, to, occ_k) {
+            return Some(1);
+        }
+        king_squares = king_squares.without(to);
     }
     let mut n = 0;
-    for s in attacks::king(ek).and_not(theirs) {
+    for s in king_squares {
         if !reach.has(s) && !is_attacked_by(pos, us, own, s, occ_k) {
             if first {
                 return Some(1);
