@@ -126,7 +126,8 @@ impl Lines<'_> {
 
     fn or_line(&mut self, pos: &mut Position) -> Option<(Option<Move>, u32)> {
         let line = self.or_line_from_table(pos);
-        if line.is_some() || self.reproved >= MAX_REPROVED {
+        // Past the evaluation budget every line fails: re-proving would not help.
+        if line.is_some() || self.reproved >= MAX_REPROVED || self.visits > LINES_BUDGET {
             return line;
         }
         // The node is proven but the children that proved it were evicted (entries of one
