@@ -61,6 +61,20 @@ const fn build_rays() -> [[u128; 82]; 8] {
 
 static RAYS: [[u128; 82]; 8] = build_rays();
 
+/// Empty-board rook (index 0) and bishop (index 1) reach per square: the union of the four
+/// orthogonal or diagonal rays, one load instead of four.
+static PSEUDO: [[u128; 81]; 2] = {
+    let r = build_rays();
+    let mut out = [[0u128; 81]; 2];
+    let mut sq = 0;
+    while sq < 81 {
+        out[0][sq] = r[0][sq] | r[1][sq] | r[2][sq] | r[3][sq];
+        out[1][sq] = r[4][sq] | r[5][sq] | r[6][sq] | r[7][sq];
+        sq += 1;
+    }
+    out
+};
+
 // The sentinels of `ray_up` / `ray_down`: index 81 is empty for every direction, and square
 // 0 has no square below it in any index-shrinking (even) direction.
 const _: () = {
@@ -251,15 +265,13 @@ pub fn rook(sq: Square, occupied: Bitboard) -> Bitboard {
 /// The squares a bishop on `sq` would reach on an empty board.
 #[inline(always)]
 pub fn bishop_pseudo(sq: Square) -> Bitboard {
-    let i = sq.index();
-    Bitboard(RAYS[4][i] | RAYS[5][i] | RAYS[6][i] | RAYS[7][i])
+    Bitboard(PSEUDO[1][sq.index()])
 }
 
 /// The squares a rook on `sq` would reach on an empty board.
 #[inline(always)]
 pub fn rook_pseudo(sq: Square) -> Bitboard {
-    let i = sq.index();
-    Bitboard(RAYS[0][i] | RAYS[1][i] | RAYS[2][i] | RAYS[3][i])
+    Bitboard(PSEUDO[0][sq.index()])
 }
 
 /// Squares a horse (promoted bishop) on `sq` attacks.

@@ -44,24 +44,13 @@ fn is_attacked_by(pos: &Position, by: Color, own: Bitboard, sq: Square, occ: Bit
 }
 
 /// Whether a lance, bishop, rook, horse or dragon in `own` (pieces of `them.flip()`)
-/// attacks `sq` given `occ`.
+/// attacks `sq` given `occ`: some aligned candidate with nothing in between.
 #[inline(always)]
 fn sliders_attack(pos: &Position, them: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
-    let rooks = (pos.pieces_of_type(PieceType::Rook) | pos.pieces_of_type(PieceType::Dragon)) & own;
-    if (attacks::rook_pseudo(sq) & rooks).is_nonempty()
-        && (attacks::rook(sq, occ) & rooks).is_nonempty()
-    {
-        return true;
-    }
-    let bishops =
-        (pos.pieces_of_type(PieceType::Bishop) | pos.pieces_of_type(PieceType::Horse)) & own;
-    if (attacks::bishop_pseudo(sq) & bishops).is_nonempty()
-        && (attacks::bishop(sq, occ) & bishops).is_nonempty()
-    {
-        return true;
-    }
-    let lances = pos.pieces_of_type(PieceType::Lance) & own;
-    lances.is_nonempty() && (attacks::lance(them, sq, occ) & lances).is_nonempty()
+    let candidates = pos.slider_candidates(them.flip(), sq) & own;
+    candidates
+        .into_iter()
+        .any(|c| (attacks::between(sq, c) & occ).is_empty())
 }
 
 /// Whether the legal checking move `m` of the side to move, whose destination is next to
@@ -116,6 +105,12 @@ pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool
     }
     // `own`: the attacker's other pieces (the moved one, now on `to`, is `reach`).
     let occ_k = occ_after.without(ek);
+    // The likeliest escape first, before the checker's reach is computed: the king takes
+    // an unprotected checker (about three tests in four end here in the solver). A checking
+    // move that passed the tests above is a direct check, so this answer is exact.
+    if first && !is_attacked_by(pos, us, own, to, occ_k) {
+        return Some(1);
+    }
     let reach = attacks::piece(us, placed, to, occ_k);
     if !reach.has(ek) {
         return None;
@@ -123,11 +118,7 @@ pub fn contact_evasions(pos: &Position, m: Move, discover: Bitboard, first: bool
     let theirs = pos.pieces_of(them).without(to);
     let mut king_squares = attacks::king(ek).and_not(theirs);
     if first {
-        // The likeliest escape first: the king takes an unprotected checker. Either way
-        // that square is settled, so the loop below skips it.
-        if !is_attacked_by(pos, us, own, to, occ_k) {
-            return Some(1);
-        }
+        // Settled above: the checker is protected.
         king_squares = king_squares.without(to);
     }
     let mut n = 0;

@@ -254,22 +254,30 @@ impl Position {
     pub fn attackers_to(&self, by: Color, sq: Square, occupied: Bitboard) -> Bitboard {
         let them = by.flip();
         let bt = &self.by_type;
-        let lance = bt[PieceType::Lance.index()];
-        let bishops = bt[PieceType::Bishop.index()] | bt[PieceType::Horse.index()];
-        let rooks = bt[PieceType::Rook.index()] | bt[PieceType::Dragon.index()];
         let kings = bt[PieceType::King.index()]
             | bt[PieceType::Horse.index()]
             | bt[PieceType::Dragon.index()];
         let silvers = bt[PieceType::Silver.index()];
-        let set = (attacks::pawn(them, sq) & bt[PieceType::Pawn.index()])
+        let steps = (attacks::pawn(them, sq) & bt[PieceType::Pawn.index()])
             | (attacks::knight(them, sq) & bt[PieceType::Knight.index()])
             | (attacks::silver(them, sq) & silvers)
             | (attacks::gold(them, sq) & self.golds())
-            | (attacks::king(sq) & kings)
-            | (attacks::lance(them, sq, occupied) & lance)
-            | (attacks::bishop(sq, occupied) & bishops)
-            | (attacks::rook(sq, occupied) & rooks);
-        set & self.by_color[by.index()]
+            | (attacks::king(sq) & kings);
+        (steps & self.by_color[by.index()]) | self.sliders_reaching(by, sq, occupied)
+    }
+
+    /// `by`'s lances, bishops, rooks, horses and dragons that attack `sq` given `occupied`:
+    /// each candidate on a line to `sq` whose squares in between are empty. Cheaper than
+    /// computing the slider attacks from `sq` when, as usual, few sliders are aligned.
+    #[inline(always)]
+    pub fn sliders_reaching(&self, by: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+        let mut hits = Bitboard::EMPTY;
+        for c in self.slider_candidates(by, sq) {
+            if (attacks::between(sq, c) & occupied).is_empty() {
+                hits = hits.with(c);
+            }
+        }
+        hits
     }
 
     /// Whether `by` attacks `sq` with the current occupancy.
