@@ -59,7 +59,7 @@ use super::table::{Probe, Table};
 use crate::shogi::checks::{drop_check_kinds, generate_checks_fast};
 use crate::shogi::movegen::interposing_drop_kinds;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
-use child::{settled, summarize, Child};
+use child::{settled, summarize, Child, Summary};
 use std::time::Instant;
 
 /// Hard cap on the search depth (plies from the root); beyond it a node is a
@@ -261,10 +261,10 @@ impl Searcher {
         } else {
             self.expand_and(pos, depth, &mut kids);
         }
-        loop {
+        let s = loop {
             let s = summarize(&kids, or_node);
             if s.pn == 0 || s.dn == 0 || s.pn >= thpn || s.dn >= thdn || self.out_of_budget() {
-                break;
+                break s;
             }
             let best = kids[s.best];
             let (cthpn, cthdn) = if or_node {
@@ -294,8 +294,8 @@ impl Searcher {
             if settled(&kids[s.best], or_node) {
                 self.reveal(pos, or_node, depth, &mut kids, s.best);
             }
-        }
-        let out = self.finish(pos, or_node, &kids, hand);
+        };
+        let out = self.finish(pos, or_node, &kids, &s, hand);
         let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
         let key = self.tt_key(pos);
         let stored_hand = if self.table.dominance() {
@@ -316,9 +316,15 @@ impl Searcher {
         out
     }
 
-    /// The node's result from its children.
-    fn finish(&self, pos: &Position, or_node: bool, kids: &[Child], hand: Hand) -> Outcome {
-        let s = summarize(kids, or_node);
+    /// The node's result from its children, whose summary is `s`.
+    fn finish(
+        &self,
+        pos: &Position,
+        or_node: bool,
+        kids: &[Child],
+        s: &Summary,
+        hand: Hand,
+    ) -> Outcome {
         if or_node {
             if s.pn == 0 {
                 let mut best: Option<&Child> = None;

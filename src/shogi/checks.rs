@@ -91,14 +91,8 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     let ksq = pos.king_square(us);
     let occ = pos.occupied();
     let empty = !occ & Bitboard::ALL;
-    push_check_drops(pos, list, us, ek, occ, empty);
-
-    let own = pos.pieces_of(us);
-    let target = !own & Bitboard::ALL;
-    let pinned = pos.pinned(us);
-    let discover = pos.blockers(us, ek) & own;
     // Exact direct-check squares per kind *placed* on the destination (see the module doc
-    // for why the current occupancy gives the exact set).
+    // for why the current occupancy gives the exact set); drops use them too.
     let g = attacks::gold(them, ek);
     let b = attacks::bishop(ek, occ);
     let r = attacks::rook(ek, occ);
@@ -113,6 +107,12 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     direct[PieceType::Horse.index()] = b | k;
     direct[PieceType::Dragon.index()] = r | k;
     direct[PieceType::King.index()] = Bitboard::EMPTY;
+    push_check_drops(pos, list, us, &direct, empty);
+
+    let own = pos.pieces_of(us);
+    let target = !own & Bitboard::ALL;
+    let pinned = pos.pinned(us);
+    let discover = pos.blockers(us, ek) & own;
     // The pieces `may_reach_check` keeps, by masks instead of one test per piece.
     let steps =
         pos.golds() | pos.pieces_of_type(PieceType::Silver) | pos.pieces_of_type(PieceType::Pawn);
@@ -230,8 +230,7 @@ fn push_check_drops(
     pos: &Position,
     list: &mut MoveList,
     us: Color,
-    ek: Square,
-    occ: Bitboard,
+    direct: &[Bitboard; PieceType::NUM],
     empty: Bitboard,
 ) {
     let hand = pos.hand(us);
@@ -239,7 +238,7 @@ fn push_check_drops(
         return;
     }
     if hand.has(PieceType::Pawn) {
-        let sq = check_squares(us, PieceType::Pawn, ek, occ)
+        let sq = direct[PieceType::Pawn.index()]
             & empty
             & Bitboard::pawn_free_files(pos.pieces(us, PieceType::Pawn));
         if let Some(to) = sq.lsb() {
@@ -260,7 +259,7 @@ fn push_check_drops(
             // A piece dropped on a check square can always move again from there (lance
             // and knight check squares are never on their dead ranks), so no rank rule is
             // needed beyond the check squares themselves.
-            for to in check_squares(us, pt, ek, occ) & empty {
+            for to in direct[pt.index()] & empty {
                 list.push(Move::drop(pt, to));
             }
         }
