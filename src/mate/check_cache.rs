@@ -74,6 +74,14 @@ impl CheckCache {
         s.moves[..moves.len()].copy_from_slice(moves);
     }
 
+    /// Starts loading the slot of `key` into the CPU caches (a hint; no observable effect).
+    /// The cache is far larger than L1/L2 and its slots are hit at random, so a lookup
+    /// that was not prefetched usually waits for memory.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        crate::prefetch::prefetch(&self.slots[key as usize & (SLOTS - 1)]);
+    }
+
     /// Fills `out` (cleared first) with the checks stored for `key`; `false` on a miss.
     #[inline]
     pub fn get(&self, key: u64, out: &mut MoveList) -> bool {
