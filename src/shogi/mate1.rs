@@ -56,8 +56,9 @@ fn sliders_attack(pos: &Position, them: Color, own: Bitboard, sq: Square, occ: B
 /// Whether the legal checking move `m` of the side to move, whose destination is next to
 /// the enemy king (a contact check), checkmates; decided without playing it. `discover` is
 /// `pos.blockers(us, enemy king) & pos.pieces_of(us)`. `None` when the move is not a
-/// plain direct contact check (a king move, a discovered check, or no direct check at
-/// all): the caller then plays it.
+/// plain direct contact check (a king move or a discovered check): the caller then plays
+/// it. `m` must give check: a move that gives none may come back `Some(false)`, never
+/// `Some(true)`.
 #[inline]
 pub fn contact_mate(pos: &Position, m: Move, discover: Bitboard) -> Option<bool> {
     contact_evasions(pos, m, discover, true).map(|n| n == 0)
