@@ -27,13 +27,13 @@ use super::moves::{Move, MoveList};
 use super::position::Position;
 use super::types::{Color, PieceType, Square};
 
-/// Per square: the squares at most 2 files and 2 ranks away (`.0`), and at most 2 files and
-/// 4 ranks away (`.1`); the step pieces and the knights outside them cannot give a direct
-/// check in one move (see [`may_reach_check`]).
-static NEAR: ([u128; 81], [u128; 81]) = build_near();
+/// Per square: the squares at most 2 files and 2 ranks away (`.0`), at most 2 files and 4
+/// ranks away (`.1`), and at most 1 file away (`.2`); the step pieces, knights and lances
+/// outside them cannot give a direct check in one move (see [`may_reach_check`]).
+static NEAR: ([u128; 81], [u128; 81], [u128; 81]) = build_near();
 
-const fn build_near() -> ([u128; 81], [u128; 81]) {
-    let mut out = ([0u128; 81], [0u128; 81]);
+const fn build_near() -> ([u128; 81], [u128; 81], [u128; 81]) {
+    let mut out = ([0u128; 81], [0u128; 81], [0u128; 81]);
     let mut a: usize = 0;
     while a < 81 {
         let mut b: usize = 0;
@@ -45,6 +45,9 @@ const fn build_near() -> ([u128; 81], [u128; 81]) {
             }
             if df <= 2 && dr <= 4 {
                 out.1[a] |= 1u128 << b;
+            }
+            if df <= 1 {
+                out.2[a] |= 1u128 << b;
             }
             b += 1;
         }
@@ -119,7 +122,10 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     let far = steps.and_not(Bitboard::from_bits(NEAR.0[ek.index()]))
         | pos
             .pieces_of_type(PieceType::Knight)
-            .and_not(Bitboard::from_bits(NEAR.1[ek.index()]));
+            .and_not(Bitboard::from_bits(NEAR.1[ek.index()]))
+        | pos
+            .pieces_of_type(PieceType::Lance)
+            .and_not(Bitboard::from_bits(NEAR.2[ek.index()]));
     for from in own.without(ksq).and_not(far.and_not(discover)) {
         let Some(p) = pos.piece_on(from) else {
             continue;
@@ -181,6 +187,9 @@ fn may_reach_check(pt: PieceType, df: u8, dr: u8) -> bool {
         | PieceType::ProSilver => df <= 2 && dr <= 2,
         // Destination a knight's jump or a step from the king, a knight's jump away.
         PieceType::Knight => df <= 2 && dr <= 4,
+        // On the king's file, or a file next to it once promoted (a lance never leaves
+        // its file).
+        PieceType::Lance => df <= 1,
         _ => true,
     }
 }
