@@ -258,3 +258,37 @@ fn salt(pos: &Position, attacker: Color) -> u64 {
     // Bit 0 is the side-to-move bit of board keys: leave it alone.
     h & !1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mate::table::Probe;
+
+    /// A lone rook against a bare king: every line is a chase that either lets the king go
+    /// or repeats a position of the same line. The root's disproof meets repetitions only
+    /// inside its own subtree, so it is the root's own value and is stored, and a smaller
+    /// attacker hand is disproven by dominance (`path.rs`).
+    #[test]
+    fn disproof_with_internal_loops_only_is_stored() {
+        for sfen in [
+            "8k/9/9/9/9/9/9/9/K3R4 b - 1",
+            "9/9/9/9/3k5/9/9/9/K3R3B b G 1",
+            "3k5/9/9/9/9/9/9/9/K3R4 b GS 1",
+        ] {
+            let mut pos = Position::from_sfen(sfen).expect("test SFEN");
+            let mut solver = Solver::new(1);
+            let limits = Limits {
+                nodes: 1_000_000,
+                max_plies: None,
+                time: None,
+            };
+            let v = solver.solve(&mut pos, &limits);
+            assert_eq!(v.result, MateResult::NoMate, "{sfen}");
+            let hand = pos.hand(Color::Black);
+            match solver.searcher.probe(&pos) {
+                Probe::Disproven { hand: dh } => assert!(dh.is_equal_or_superior(hand), "{sfen}"),
+                other => panic!("root of {sfen} not stored as disproven: {other:?}"),
+            }
+        }
+    }
+}

@@ -2,21 +2,33 @@
 //!
 //! Every move in a mate search by the attacker is a check, so a position that repeats an
 //! ancestor on the current path is a perpetual check: a failure for the attacker *on this
-//! path*. Such a "disproof" depends on the path, not on the position, and so does every
-//! disproof computed from it. Results carry [`PATH_DEPENDENT`] (and [`DEPTH_LIMITED`] for
-//! the optional mate-length cap), and the search never stores a flagged disproof in the
-//! table: only path-independent results are reused elsewhere. Proofs never depend on the
-//! path (a proof tree contains no repetition), so they are always stored.
+//! path*. Such a "disproof" depends on the path, and so does every disproof computed from
+//! it, but only on the part of the path it repeats: a disproof carries its *loop head*,
+//! the shallowest path index (= depth) whose position it found repeated ([`NO_LOOP`] if
+//! none). At a node of depth `d`, a loop head `>= d` lies inside the node's own subtree:
+//! every path to the node reaches those repetitions the same way, so the result is the
+//! node's own (path-independent) value and is stored like any other. Only a loop head
+//! `< d` keeps the result on the stack (the search never stores it): it is reused only
+//! while the repeated ancestor is still on the path. [`DEPTH_LIMITED`] marks disproofs
+//! that rest on the optional mate-length cap; those are never stored. Proofs never depend
+//! on the path (a proof tree contains no repetition), so they are always stored.
+//!
+//! A disproof that met a repetition gets no disproof hand larger than the node's own
+//! attacker hand (the repetition child's hand is its exact hand): with fewer pieces in
+//! hand, every line is played the same way and meets the same repetitions, so the
+//! disproof holds for every smaller hand, which is what the table's dominance assumes.
 //!
 //! # Invariants
 //! `keys` holds the full keys (board ^ hand, side included) of the root and every node on
-//! the way to the current one; `filter` counts them by their top bits, so a zero count
-//! answers "not on the path" without a scan.
+//! the way to the current one, the node of depth `d` at index `d`; `filter` counts them by
+//! their top bits, so a zero count answers "not on the path" without a scan. A key is on
+//! the path at most once (a repetition is never entered).
 
-/// Result flag: the disproof depends on a repetition of the current path.
-pub const PATH_DEPENDENT: u8 = 1;
-/// Result flag: the disproof depends on the maximum mate length (also path dependent).
+/// Result flag: the disproof depends on the maximum mate length (path dependent).
 pub const DEPTH_LIMITED: u8 = 2;
+
+/// Loop head of a result that met no repetition.
+pub const NO_LOOP: u16 = u16::MAX;
 
 const FILTER_BITS: u32 = 10;
 
@@ -72,7 +84,16 @@ impl Path {
     /// Whether a position with full key `key` is on the path.
     #[inline]
     pub fn contains(&self, key: u64) -> bool {
-        self.filter[Self::slot(key)] != 0 && self.keys.iter().rev().any(|&k| k == key)
+        self.index_of(key).is_some()
+    }
+
+    /// The path index (depth) of the position with full key `key`, if it is on the path.
+    #[inline]
+    pub fn index_of(&self, key: u64) -> Option<usize> {
+        if self.filter[Self::slot(key)] == 0 {
+            return None;
+        }
+        self.keys.iter().rposition(|&k| k == key)
     }
 
     /// Number of positions on the path.
@@ -96,6 +117,7 @@ mod tests {
         p.push(1);
         p.push(u64::MAX);
         assert!(p.contains(1) && p.contains(u64::MAX) && !p.contains(2));
+        assert_eq!((p.index_of(1), p.index_of(u64::MAX)), (Some(0), Some(1)));
         p.pop();
         assert!(!p.contains(u64::MAX));
         p.clear();

@@ -52,7 +52,7 @@ mod delay;
 mod expand;
 
 use super::check_cache::CheckCache;
-use super::path::{Path, DEPTH_LIMITED};
+use super::path::{Path, DEPTH_LIMITED, NO_LOOP};
 use super::pndn::{self, PnDn, INF};
 use super::proof_hand as hands;
 use super::table::{Probe, Table};
@@ -77,8 +77,11 @@ pub struct Outcome {
     pub hand: Hand,
     /// Plies of the proof found (proven only).
     pub len: u16,
-    /// [`PATH_DEPENDENT`](super::path::PATH_DEPENDENT) / [`DEPTH_LIMITED`] for disproofs that must not be stored.
+    /// [`DEPTH_LIMITED`] for disproofs that must not be stored.
     pub flags: u8,
+    /// Loop head of a disproof (`path.rs`): the shallowest path index whose repetition it
+    /// relies on, [`NO_LOOP`] if none; always `<` the node's depth when returned.
+    pub loop_head: u16,
 }
 
 impl Outcome {
@@ -90,6 +93,7 @@ impl Outcome {
             hand,
             len: 0,
             flags: 0,
+            loop_head: NO_LOOP,
         }
     }
 }
@@ -248,6 +252,7 @@ impl Searcher {
                 hand,
                 len: 0,
                 flags: DEPTH_LIMITED,
+                loop_head: NO_LOOP,
             };
         }
         let d = depth as usize;
@@ -290,12 +295,17 @@ impl Searcher {
                 hand: r.hand,
                 len: r.len,
                 flags: r.flags,
+                loop_head: r.loop_head,
             };
             if settled(&kids[s.best], or_node) {
                 self.reveal(pos, or_node, depth, &mut kids, s.best);
             }
         };
-        let out = self.finish(pos, or_node, &kids, &s, hand);
+        let mut out = self.finish(pos, or_node, &kids, &s, hand);
+        if out.loop_head as u32 >= depth {
+            // Every repetition it met is inside this node's subtree: its own value.
+            out.loop_head = NO_LOOP;
+        }
         let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
         let key = self.tt_key(pos);
         let stored_hand = if self.table.dominance() {
@@ -306,7 +316,7 @@ impl Searcher {
         if out.pn == 0 {
             self.table.store(key, stored_hand, 0, INF, out.len, amount);
         } else if out.dn == 0 {
-            if out.flags == 0 {
+            if out.flags == 0 && out.loop_head == NO_LOOP {
                 self.table.store(key, stored_hand, INF, 0, 0, amount);
             }
         } else {
@@ -344,19 +354,21 @@ impl Searcher {
                     hand: ph,
                     len: b.len.saturating_add(1),
                     flags: 0,
+                    loop_head: NO_LOOP,
                 };
             }
             if s.dn == 0 {
-                let flags = kids.iter().fold(0, |f, c| f | c.flags);
+                let mut flags = 0;
+                let mut loop_head = NO_LOOP;
                 let mut dh = hands::full_hand();
-                if flags == 0 {
-                    for c in kids {
-                        dh = dh.min(hands::before_move_disproof(
-                            c.hand,
-                            c.mv,
-                            captured(pos, c.mv),
-                        ));
-                    }
+                for c in kids {
+                    flags |= c.flags;
+                    loop_head = loop_head.min(c.loop_head);
+                    dh = dh.min(hands::before_move_disproof(
+                        c.hand,
+                        c.mv,
+                        captured(pos, c.mv),
+                    ));
                 }
                 let dh = hands::or_disproof_finish(dh, hand, drop_check_kinds(pos));
                 return Outcome {
@@ -365,6 +377,7 @@ impl Searcher {
                     hand: dh,
                     len: 0,
                     flags,
+                    loop_head,
                 };
             }
         } else {
@@ -383,13 +396,16 @@ impl Searcher {
                     hand: ph,
                     len: len.saturating_add(1),
                     flags: 0,
+                    loop_head: NO_LOOP,
                 };
             }
             if s.dn == 0 {
+                // The first disproven evasion among those that depend least on the path:
+                // no flag, then the deepest loop head (NO_LOOP is the deepest).
                 let pick = kids
                     .iter()
-                    .find(|c| c.dn == 0 && c.flags == 0)
-                    .or_else(|| kids.iter().find(|c| c.dn == 0));
+                    .filter(|c| c.dn == 0)
+                    .min_by_key(|c| (c.flags != 0, std::cmp::Reverse(c.loop_head)));
                 let Some(c) = pick else {
                     debug_assert!(false, "dn 0 needs a disproven child");
                     return Outcome::open(hand);
@@ -401,6 +417,7 @@ impl Searcher {
                     hand: dh,
                     len: 0,
                     flags: c.flags,
+                    loop_head: c.loop_head,
                 };
             }
         }
@@ -410,6 +427,7 @@ impl Searcher {
             hand,
             len: 0,
             flags: 0,
+            loop_head: NO_LOOP,
         }
     }
 }

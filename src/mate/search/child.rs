@@ -8,6 +8,7 @@
 //! - A [`HIDDEN`] child is never followed; it adds 1 to the summed number until it is
 //!   revealed (`delay.rs`), so a node is never settled while a child waits.
 
+use crate::mate::path::NO_LOOP;
 use crate::mate::pndn::{self, PnDn, INF};
 use crate::shogi::{Hand, Move};
 
@@ -30,8 +31,11 @@ pub(super) struct Child {
     pub(super) hand: Hand,
     /// Plies of the child's proof (proven only).
     pub(super) len: u16,
-    /// Path flags of a disproof (`PATH_DEPENDENT` / `DEPTH_LIMITED`) or [`HIDDEN`].
+    /// Path flags of a disproof (`DEPTH_LIMITED`) or [`HIDDEN`].
     pub(super) flags: u8,
+    /// Loop head of a disproof (see `path.rs`): the shallowest path index whose repetition
+    /// it relies on, [`NO_LOOP`] if none.
+    pub(super) loop_head: u16,
 }
 
 impl Child {
@@ -44,6 +48,7 @@ impl Child {
             hand,
             len: 0,
             flags: 0,
+            loop_head: NO_LOOP,
         }
     }
 
@@ -56,6 +61,7 @@ impl Child {
             hand: Hand::EMPTY,
             len: 0,
             flags: HIDDEN,
+            loop_head: NO_LOOP,
         }
     }
 
@@ -68,11 +74,12 @@ impl Child {
             hand,
             len,
             flags: 0,
+            loop_head: NO_LOOP,
         }
     }
 
-    /// A disproven child with its disproof hand and path flags.
-    pub(super) fn disproven(mv: Move, hand: Hand, flags: u8) -> Child {
+    /// A disproven child with its disproof hand, path flags and loop head.
+    pub(super) fn disproven(mv: Move, hand: Hand, flags: u8, loop_head: u16) -> Child {
         Child {
             mv,
             pn: INF,
@@ -80,7 +87,14 @@ impl Child {
             hand,
             len: 0,
             flags,
+            loop_head,
         }
+    }
+
+    /// A child that repeats the position at path index `index`: a disproof on this path
+    /// only, whose disproof hand is the child's exact attacker hand `hand` (see `path.rs`).
+    pub(super) fn repetition(mv: Move, hand: Hand, index: usize) -> Child {
+        Child::disproven(mv, hand, 0, index.min(NO_LOOP as usize - 1) as u16)
     }
 }
 

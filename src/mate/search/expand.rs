@@ -4,13 +4,14 @@
 //!
 //! # Invariants
 //! - A child proven or disproven here is stored only if the result is path-independent
-//!   (mate in 1, or no check at all); a repetition of the path is a flagged disproof.
+//!   (mate in 1, or no check at all); a repetition of the path is a disproof carrying the
+//!   repeated position's path index as its loop head (`path.rs`).
 //! - Initial numbers are never below the floors the table gives for the same board.
 
 use super::child::Child;
 use super::delay::must_wait;
 use super::{captured, Searcher};
-use crate::mate::path::PATH_DEPENDENT;
+use crate::mate::path::NO_LOOP;
 use crate::mate::pndn::{PnDn, INF};
 use crate::mate::proof_hand as hands;
 use crate::mate::table::Probe;
@@ -55,12 +56,12 @@ impl Searcher {
         (bk, hk, child_hand): (u64, u64, Hand),
         discover: &mut Option<Bitboard>,
     ) -> Child {
-        if self.path.contains(bk ^ hk) {
-            return Child::disproven(m, Hand::EMPTY, PATH_DEPENDENT);
+        if let Some(i) = self.path.index_of(bk ^ hk) {
+            return Child::repetition(m, child_hand, i);
         }
         match self.table.probe(bk ^ self.salt, child_hand) {
             Probe::Proven { hand, len } => Child::proven(m, hand, len),
-            Probe::Disproven { hand } => Child::disproven(m, hand, 0),
+            Probe::Disproven { hand } => Child::disproven(m, hand, 0, NO_LOOP),
             Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
             Probe::Miss {
                 pn: pn_floor,
@@ -154,12 +155,13 @@ impl Searcher {
         depth: u32,
         checks: &mut MoveList,
     ) -> Child {
-        if self.path.contains(bk ^ hk) {
-            return Child::disproven(e, Hand::EMPTY, PATH_DEPENDENT);
+        if let Some(i) = self.path.index_of(bk ^ hk) {
+            // An evasion leaves the attacker's hand as it is.
+            return Child::repetition(e, pos.hand(self.attacker), i);
         }
         match self.table.probe(bk ^ self.salt, pos.hand(self.attacker)) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
-            Probe::Disproven { hand } => Child::disproven(e, hand, 0),
+            Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
             Probe::Miss { pn, dn } => {
                 pos.do_move(e);
@@ -188,7 +190,7 @@ impl Searcher {
             let dh = hands::or_disproof_finish(hands::full_hand(), hand, drop_check_kinds(pos));
             let stored = if self.table.dominance() { dh } else { hand };
             self.table.store(key, stored, INF, 0, 0, 1);
-            return Child::disproven(e, dh, 0);
+            return Child::disproven(e, dh, 0, NO_LOOP);
         }
         if self.two_ply && depth < self.max_plies {
             let ek = pos.king_square(self.attacker.flip());
