@@ -264,10 +264,11 @@ mod tests {
     use super::*;
     use crate::mate::table::Probe;
 
-    /// A lone rook against a bare king: every line is a chase that either lets the king go
-    /// or repeats a position of the same line. The root's disproof meets repetitions only
-    /// inside its own subtree, so it is the root's own value and is stored, and a smaller
-    /// attacker hand is disproven by dominance (`path.rs`).
+    /// A rook (with a bishop or a few pieces in hand) against a bare king: every line is a
+    /// chase that either lets the king go or repeats a position of the same line. The
+    /// root's disproof meets repetitions only inside its own subtree, so it is the root's
+    /// own value: it is stored, with a disproof hand that covers the root's hand
+    /// (`path.rs`). Before loop heads, such a root was never stored.
     #[test]
     fn disproof_with_internal_loops_only_is_stored() {
         for sfen in [
