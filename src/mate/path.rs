@@ -81,12 +81,6 @@ impl Path {
         }
     }
 
-    /// Whether a position with full key `key` is on the path.
-    #[inline]
-    pub fn contains(&self, key: u64) -> bool {
-        self.index_of(key).is_some()
-    }
-
     /// The path index (depth) of the position with full key `key`, if it is on the path.
     #[inline]
     pub fn index_of(&self, key: u64) -> Option<usize> {
@@ -112,15 +106,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn push_pop_contains() {
+    fn push_pop_index_of() {
         let mut p = Path::new();
         p.push(1);
         p.push(u64::MAX);
-        assert!(p.contains(1) && p.contains(u64::MAX) && !p.contains(2));
         assert_eq!((p.index_of(1), p.index_of(u64::MAX)), (Some(0), Some(1)));
+        assert_eq!(p.index_of(2), None);
         p.pop();
-        assert!(!p.contains(u64::MAX));
+        assert_eq!(p.index_of(u64::MAX), None);
         p.clear();
-        assert!(!p.contains(1) && p.is_empty());
+        assert!(p.index_of(1).is_none() && p.is_empty());
     }
 }

@@ -26,21 +26,7 @@ pub fn is_attacked(pos: &Position, by: Color, sq: Square, occ: Bitboard) -> bool
 /// on the board, e.g. without a piece that is about to move).
 #[inline(always)]
 fn is_attacked_by(pos: &Position, by: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
-    let them = by.flip();
-    let horse = pos.pieces_of_type(PieceType::Horse);
-    let dragon = pos.pieces_of_type(PieceType::Dragon);
-    let kings = pos.pieces_of_type(PieceType::King) | horse | dragon;
-    if ((attacks::king(sq) & kings)
-        | (attacks::gold(them, sq) & pos.golds())
-        | (attacks::silver(them, sq) & pos.pieces_of_type(PieceType::Silver))
-        | (attacks::pawn(them, sq) & pos.pieces_of_type(PieceType::Pawn))
-        | (attacks::knight(them, sq) & pos.pieces_of_type(PieceType::Knight)))
-        & own
-        != Bitboard::EMPTY
-    {
-        return true;
-    }
-    sliders_attack(pos, them, own, sq, occ)
+    (pos.step_attackers(by, sq) & own).is_nonempty() || sliders_attack(pos, by.flip(), own, sq, occ)
 }
 
 /// Whether a lance, bishop, rook, horse or dragon in `own` (pieces of `them.flip()`)

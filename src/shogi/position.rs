@@ -252,18 +252,25 @@ impl Position {
     /// `by`'s pieces that attack `sq`, given `occupied` for the sliders.
     #[inline]
     pub fn attackers_to(&self, by: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+        (self.step_attackers(by, sq) & self.by_color[by.index()])
+            | self.sliders_reaching(by, sq, occupied)
+    }
+
+    /// The pieces, of either colour, that would attack `sq` by a step if they were `by`'s:
+    /// pawns, knights, silvers, gold-likes, kings and the king steps of horses and dragons
+    /// (occupancy plays no part). Mask with `by`'s pieces, or a subset of them, to use it.
+    #[inline(always)]
+    pub fn step_attackers(&self, by: Color, sq: Square) -> Bitboard {
         let them = by.flip();
         let bt = &self.by_type;
         let kings = bt[PieceType::King.index()]
             | bt[PieceType::Horse.index()]
             | bt[PieceType::Dragon.index()];
-        let silvers = bt[PieceType::Silver.index()];
-        let steps = (attacks::pawn(them, sq) & bt[PieceType::Pawn.index()])
+        (attacks::pawn(them, sq) & bt[PieceType::Pawn.index()])
             | (attacks::knight(them, sq) & bt[PieceType::Knight.index()])
-            | (attacks::silver(them, sq) & silvers)
+            | (attacks::silver(them, sq) & bt[PieceType::Silver.index()])
             | (attacks::gold(them, sq) & self.golds())
-            | (attacks::king(sq) & kings);
-        (steps & self.by_color[by.index()]) | self.sliders_reaching(by, sq, occupied)
+            | (attacks::king(sq) & kings)
     }
 
     /// `by`'s lances, bishops, rooks, horses and dragons that attack `sq` given `occupied`:
