@@ -3,8 +3,8 @@
 //! 10,000 and 100,000 nodes; the seed-003 positions; table clearing by generation vs
 //! zeroing.
 //!
-//! First a side-by-side summary is printed (one timed pass each: positions/s, mates,
-//! nodes, nodes/s, conflicts (each one listed with its SFEN), ratios); then criterion measures
+//! First a side-by-side summary is printed (one timed pass each: positions/s, mates (ours
+//! count mate, mated and checkmated, as cshogi's count does), nodes, nodes/s, conflicts (each one listed with its SFEN), ratios); then criterion measures
 //! our solver. A conflict where cshogi claims a mate we do not is audited by
 //! `benches/cshogi_line_audit.py`: a defence along cshogi's line that its search never tries
 //! (a non-promotion) and that its own search then finds no mate against.
@@ -116,6 +116,15 @@ fn audit_cshogi_lines(nodes: u64, sfens: &[String]) -> Vec<String> {
     }
 }
 
+/// Whether our answer is the one cshogi reports as a mate: mate, mated, or already
+/// checkmated (its `search_andnode` answers true for a checkmated root).
+fn is_mate(r: MateResult) -> bool {
+    matches!(
+        r,
+        MateResult::Mate | MateResult::Mated | MateResult::Checkmated
+    )
+}
+
 fn summary(set: &mut [Position]) {
     let budgets: Vec<u64> = std::env::var("MATE_BENCH_NODES")
         .ok()
@@ -125,7 +134,7 @@ fn summary(set: &mut [Position]) {
         let (secs, res, total) = run_ours(set, nodes);
         let mates = res
             .iter()
-            .filter(|r| matches!(r, MateResult::Mate | MateResult::Mated))
+            .filter(|r| is_mate(**r))
             .count();
         let unknown = res.iter().filter(|r| **r == MateResult::Unknown).count();
         let pps = set.len() as f64 / secs;
@@ -146,7 +155,7 @@ fn summary(set: &mut [Position]) {
             for ((r, p), pos) in res.iter().zip(&pres).zip(set.iter()) {
                 let pmate = p[0].as_bool().unwrap_or(false);
                 let pexh = p[1].as_bool().unwrap_or(true);
-                let ours_mate = matches!(r, MateResult::Mate | MateResult::Mated);
+                let ours_mate = is_mate(*r);
                 if (ours_mate && !pmate && !pexh) || (pmate && *r == MateResult::NoMate) {
                     conflicts += 1;
                     // Rare, and each one needs a look: say which position and who said what.
