@@ -132,10 +132,7 @@ fn summary(set: &mut [Position]) {
         .unwrap_or_else(|| vec![10_000, 100_000]);
     for nodes in budgets {
         let (secs, res, total) = run_ours(set, nodes);
-        let mates = res
-            .iter()
-            .filter(|r| is_mate(**r))
-            .count();
+        let mates = res.iter().filter(|r| is_mate(**r)).count();
         let unknown = res.iter().filter(|r| **r == MateResult::Unknown).count();
         let pps = set.len() as f64 / secs;
         println!(
