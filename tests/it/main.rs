@@ -4,6 +4,7 @@
 
 mod codec;
 mod differential;
+mod edited;
 mod filter;
 mod io;
 mod mate;
