@@ -4,10 +4,11 @@
 //! zeroing.
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates (ours
-//! count mate, mated and checkmated, as cshogi's count does), nodes, nodes/s, conflicts (each one listed with its SFEN), ratios); then criterion measures
-//! our solver. A conflict where cshogi claims a mate we do not is audited by
-//! `benches/cshogi_line_audit.py`: a defence along cshogi's line that its search never tries
-//! (a non-promotion) and that its own search then finds no mate against.
+//! count mate, mated and checkmated, as cshogi's count does), nodes, nodes/s, conflicts
+//! (each one listed with its SFEN), ratios); then criterion measures our solver. A
+//! conflict where cshogi claims a mate we do not is audited by
+//! `benches/cshogi_line_audit.py`: a defence along cshogi's line that its search never
+//! tries (a non-promotion) and that its own search then finds no mate against.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
 //! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
 //! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);

@@ -123,9 +123,10 @@ fn swap_case(c: char) -> char {
 /// Edited real positions (`edit_sfen` on start positions from games): parsing never panics
 /// and a parsed position comes back unchanged from its own SFEN; every valid one is
 /// solved with its PV re-verified, a root without legal moves is answered without search
-/// (`checkmated` exactly when in check), and a root not in check agrees with brute-force
-/// mate-in-≤3: never `no_mate` or `unknown` against a brute-force mate, never a PV
-/// shorter than it, never a mate of 3 plies or fewer that brute force denies.
+/// (`checkmated` exactly when in check), and every other root agrees with brute force
+/// (mate in ≤ 3 plies when not in check, mated in 2 when in check): never `no_mate` or
+/// `unknown` against a brute-force mate, never a PV shorter than it, never a mate that
+/// short that brute force denies.
 #[test]
 fn edited_positions_round_trip_and_agree_with_brute_force() {
     let text = std::fs::read_to_string(crate::support::data("startpos.sfen")).unwrap();
@@ -133,7 +134,7 @@ fn edited_positions_round_trip_and_agree_with_brute_force() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut solver = Solver::new(4);
     let (mut refused, mut invalid, mut valid) = (0, 0, 0);
-    let (mut brute_mates, mut no_legal, mut in_check) = (0, 0, 0);
+    let (mut brute_mates, mut brute_mated, mut no_legal, mut in_check) = (0, 0, 0, 0);
     while valid < 2000 {
         let sfen = edit_sfen(sources[rng.below(sources.len())], &mut rng);
         let p = match Position::from_sfen(&sfen) {
@@ -167,6 +168,20 @@ fn edited_positions_round_trip_and_agree_with_brute_force() {
         }
         if p.in_check() {
             in_check += 1;
+            // Mated in 2 by brute force: every evasion allows a mate in 1.
+            let mut b = p.clone();
+            let mated_in_2 = legal.iter().all(|&e| {
+                b.do_move(e);
+                let mate = brute_mate(&mut b, 1).is_some();
+                b.undo_move();
+                mate
+            });
+            if mated_in_2 {
+                brute_mated += 1;
+                assert_eq!(v.result, MateResult::Mated, "{sfen}: mated in 2");
+            } else if v.result == MateResult::Mated {
+                assert!(v.plies > 2, "{sfen}: a 2-ply mate brute force denies");
+            }
             continue;
         }
         let mut b = p.clone();
@@ -191,8 +206,13 @@ fn edited_positions_round_trip_and_agree_with_brute_force() {
         }
     }
     assert!(
-        refused > 1000 && invalid > 1000 && brute_mates >= 50 && no_legal >= 20 && in_check >= 100,
+        refused > 1000
+            && invalid > 1000
+            && brute_mates >= 50
+            && no_legal >= 20
+            && in_check >= 100
+            && brute_mated >= 20,
         "{refused} refused, {invalid} invalid, {brute_mates} brute-force mates, \
-         {no_legal} without legal moves, {in_check} in check"
+         {brute_mated} mated in 2, {no_legal} without legal moves, {in_check} in check"
     );
 }
