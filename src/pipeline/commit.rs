@@ -426,11 +426,14 @@ impl Commit {
                     .rejected_reasons
                     .entry(kind.into())
                     .or_default() += 1;
-                let line = json!({
+                let mut line = json!({
                     "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
                     "decision": "rejected", "detail": reason.to_string(),
                     "raw": extra.raw_hex, "bytes": extra.raw_len,
                 });
+                if let Some(text) = &extra.raw_text {
+                    line["text"] = json!(text);
+                }
                 self.rejected.write_json_line(&line)?;
             }
         }

@@ -87,6 +87,9 @@ pub struct RecordExtra {
     pub repetition: Option<(&'static str, bool)>,
     /// For rejects: the raw record bytes, hex (the first [`MAX_RAW_BYTES`] of them).
     pub raw_hex: Option<String>,
+    /// For rejects from a text format: the same bytes as text (invalid UTF-8 replaced,
+    /// line ending trimmed), so that a reader of rejected.jsonl sees the line itself.
+    pub raw_text: Option<String>,
     /// For rejects: the record's length in bytes.
     pub raw_len: usize,
 }
@@ -102,6 +105,7 @@ static NO_EXTRA: RecordExtra = RecordExtra {
     open_path_detail: Value::Null,
     repetition: None,
     raw_hex: None,
+    raw_text: None,
     raw_len: 0,
 };
 
@@ -171,7 +175,11 @@ impl Worker {
         if let Some(e) = batch.unreadable() {
             // The rest of a broken stream: one rejected record, and the run goes on.
             for rec in batch.iter() {
-                let r = RecordOutcome::new().reject(RejectReason::Unreadable(e.to_string()), &[]);
+                let r = RecordOutcome::new().reject(
+                    RejectReason::Unreadable(e.to_string()),
+                    &[],
+                    false,
+                );
                 outcome.records.push(r.at(&rec, batch.file));
             }
             tick(1);
@@ -192,7 +200,11 @@ impl Worker {
                     batch.format,
                     crate::io::batch::MAX_LINE
                 );
-                let r = RecordOutcome::new().reject(RejectReason::Malformed(why), first.bytes);
+                let r = RecordOutcome::new().reject(
+                    RejectReason::Malformed(why),
+                    first.bytes,
+                    batch.format.is_text(),
+                );
                 outcome.records.push(r.at(&first, batch.file));
                 tick(1);
                 continue;
@@ -247,7 +259,7 @@ impl Worker {
         let mut r = RecordOutcome::new();
         // 1. validity
         if let Err(e) = decoded {
-            return r.reject(reject_reason(e), bytes);
+            return r.reject(reject_reason(e), bytes, format.is_text());
         }
         let Decoded {
             position: pos,
@@ -265,7 +277,7 @@ impl Worker {
                     "move field 0x{:04x} is not a legal move in the position",
                     t.raw_move
                 );
-                return r.reject(RejectReason::Malformed(why), bytes);
+                return r.reject(RejectReason::Malformed(why), bytes, format.is_text());
             }
         }
         // 2. repetition: USI lines carry their own history; psv records are walked in game
@@ -374,6 +386,7 @@ impl Worker {
                 return r.reject(
                     RejectReason::Malformed(format!("cannot convert to {target}: {e}")),
                     bytes,
+                    format.is_text(),
                 );
             }
             if target.is_text() && out.last() == Some(&b'\n') {
@@ -429,10 +442,17 @@ impl RecordOutcome {
         }
     }
 
-    fn reject(mut self, reason: RejectReason, bytes: &[u8]) -> RecordOutcome {
+    /// This outcome as a reject of record `bytes` (`text`: a line of a text format).
+    fn reject(mut self, reason: RejectReason, bytes: &[u8], text: bool) -> RecordOutcome {
         let extra = self.extra_mut();
         extra.detail = json!(reason.to_string());
-        extra.raw_hex = Some(hex(&bytes[..bytes.len().min(MAX_RAW_BYTES)]));
+        let shown = &bytes[..bytes.len().min(MAX_RAW_BYTES)];
+        extra.raw_hex = Some(hex(shown));
+        extra.raw_text = text.then(|| {
+            String::from_utf8_lossy(shown)
+                .trim_end_matches(['\r', '\n'])
+                .to_string()
+        });
         extra.raw_len = bytes.len();
         self.decision = Decision::Reject(reason);
         self

@@ -677,6 +677,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
         .unwrap()
         .contains("truncated"));
     assert_eq!(rejected[0]["raw"].as_str().unwrap(), "ff".repeat(32));
+    assert!(rejected[0].get("text").is_none());
     let r = report(&out);
     assert_eq!(reconciles(&r), 12);
     assert_eq!(r["records"]["rejected"], 2);
@@ -698,7 +699,24 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
         (Some(1), Some(100_000))
     );
     assert_eq!(rejected[0]["raw"].as_str().unwrap(), "78".repeat(4096));
+    assert_eq!(rejected[0]["text"].as_str().unwrap(), "x".repeat(4096));
     assert_eq!(reconciles(&report(&out)), 3);
+    // A bad line of a text format is shown as text too (CRLF trimmed, invalid UTF-8
+    // replaced); binary records get only the hex.
+    let path = dir.join("bad.sfen");
+    std::fs::write(
+        &path,
+        b"4k4/9/9/9/9/9/9/9/4K4 b G 1\r\n4k4/9/9/9/9/9/9/9/4KK3 b G 1\r\nbad \xff line\n",
+    )
+    .unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    let texts: Vec<&str> = rejected
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["4k4/9/9/9/9/9/9/9/4KK3 b G 1", "bad \u{fffd} line"]);
     // A USI line longer than any game (a king shuffle of 60,000 cycles) is cut where its
     // kept part ends right after a whole move, so that part alone would read as a legal,
     // different position: it is rejected for its length, never decoded.
