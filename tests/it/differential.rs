@@ -6,7 +6,7 @@
 //! Default run: the 20,000 corpus positions plus 10,000 playout positions. The opt-in slow
 //! test (`just test-slow`) walks 100,000 playout positions.
 
-use crate::support::data;
+use crate::support::{data, Rng};
 use posfilter::shogi::movegen::count_legal;
 use posfilter::shogi::{Move, Position};
 use rsshogi::board::{position_from_sfen, MoveList as RsList};
@@ -76,17 +76,6 @@ fn every_corpus_start_position_matches_rsshogi() {
         n += 1;
     }
     assert_eq!(n, 20_000);
-}
-
-/// Seeded xorshift so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 /// Random playouts from the start position; every position on the way is compared.

@@ -6,21 +6,10 @@
 //! differential bench against cshogi.
 
 use crate::mate::{brute_mate, solve_checked};
+use crate::support::Rng;
 use posfilter::mate::{MateResult, Solver};
 use posfilter::shogi::movegen::generate_legal;
 use posfilter::shogi::{MoveList, Position};
-
-/// A deterministic xorshift generator for [`edit_sfen`].
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
 
 /// `sfen` with one to four edits of its board (a piece replaced by another kind, given to
 /// the other side, promoted or unpromoted, or moved to an empty square; kings stay) and,

@@ -18,6 +18,24 @@ pub fn jsonl(name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Seeded xorshift64, so that generated test cases and their failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (> 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
 /// Path of the built `posfilter` binary.
 #[allow(dead_code)]
 pub fn bin() -> PathBuf {
