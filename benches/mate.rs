@@ -19,6 +19,7 @@
 //! (to study them with `posfilter mate`).
 
 use criterion::{BenchmarkId, Criterion};
+use posfilter::codec::text::parse_sfen_line;
 use posfilter::mate::table::Table;
 use posfilter::mate::{Limits, MateResult, Solver};
 use posfilter::shogi::Position;
@@ -51,11 +52,17 @@ fn position_file() -> PathBuf {
     std::env::var_os("MATE_BENCH_FILE").map_or_else(|| data("dfpn_bench.sfen"), PathBuf::from)
 }
 
+/// The positions of the bench file; a line that is no valid position stops the bench
+/// with its line number (both solvers must see the same set).
 fn positions() -> Vec<Position> {
-    let text = std::fs::read_to_string(position_file()).expect("bench data");
+    let path = position_file();
+    let text = std::fs::read_to_string(&path).expect("bench data");
     text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| Position::from_sfen(l.trim()).expect("bench SFEN"))
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            parse_sfen_line(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1))
+        })
         .collect()
 }
 
@@ -70,7 +77,7 @@ fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
     let mut out = Vec::with_capacity(set.len());
     let mut total = 0;
     for p in set.iter_mut() {
-        let v = solver.solve(p, &lim);
+        let v = solver.solve(p, &lim).expect("bench positions are valid");
         total += v.nodes;
         out.push(v.result);
     }
@@ -198,14 +205,16 @@ fn summary(set: &mut [Position]) {
         let mut p = Position::from_sfen(sfen).expect("seed SFEN");
         let mut solver = solver();
         let start = Instant::now();
-        let v = solver.solve(
-            &mut p,
-            &Limits {
-                nodes: 2_000_000,
-                max_plies: None,
-                time: None,
-            },
-        );
+        let v = solver
+            .solve(
+                &mut p,
+                &Limits {
+                    nodes: 2_000_000,
+                    max_plies: None,
+                    time: None,
+                },
+            )
+            .expect("seed positions are valid");
         println!(
             "seed {name}: {} {} plies, {} nodes, {:.3} s",
             v.result.as_str(),
@@ -258,7 +267,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("solve", |b| {
         let mut solver = solver();
         let mut p = Position::from_sfen(SEEDS[0].1).expect("seed");
-        b.iter(|| solver.solve(&mut p, &Limits::default()).nodes)
+        b.iter(|| solver.solve(&mut p, &Limits::default()).map(|v| v.nodes))
     });
     g.finish();
     let mut g = c.benchmark_group("table_clear_16mb");

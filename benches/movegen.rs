@@ -73,7 +73,7 @@ fn group(c: &mut Criterion, name: &str, sfen: &str, depth: u32, expected: u64, b
     let rs = rsshogi::board::position_from_sfen(sfen).unwrap();
     let hai = haitaka::Board::from_sfen(sfen).unwrap();
     assert_eq!(
-        perft(&mut ours.clone(), depth, bulk),
+        perft(&mut ours.clone(), depth, bulk).expect("valid bench position"),
         expected,
         "posfilter count"
     );

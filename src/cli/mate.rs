@@ -52,7 +52,7 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
     match source {
         Source::One(text) => {
             let mut pos = parse_position(text)?;
-            let (v, seconds) = solve(&mut solver, &mut pos, settings.nodes);
+            let (v, seconds) = solve(&mut solver, &mut pos, settings.nodes)?;
             if settings.json {
                 println!("{}", verdict_json(&v, seconds));
             } else {
@@ -66,17 +66,21 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
 }
 
 /// Solves `pos` within `nodes`; returns the verdict and the seconds it took.
-fn solve(solver: &mut Solver, pos: &mut posfilter::shogi::Position, nodes: u64) -> (Verdict, f64) {
+fn solve(
+    solver: &mut Solver,
+    pos: &mut posfilter::shogi::Position,
+    nodes: u64,
+) -> Result<(Verdict, f64)> {
     let start = Instant::now();
-    let v = solver.solve(
-        pos,
-        &Limits {
-            nodes,
-            max_plies: None,
-            time: None,
-        },
-    );
-    (v, start.elapsed().as_secs_f64())
+    let limits = Limits {
+        nodes,
+        max_plies: None,
+        time: None,
+    };
+    let v = solver
+        .solve(pos, &limits)
+        .with_context(|| format!("impossible position {:?}", pos.to_sfen()))?;
+    Ok((v, start.elapsed().as_secs_f64()))
 }
 
 fn usi_pv(v: &Verdict) -> Vec<String> {
@@ -119,7 +123,7 @@ struct SolverPool {
 }
 
 impl SolverPool {
-    fn solve(&self, pos: &mut posfilter::shogi::Position, nodes: u64) -> (Verdict, f64) {
+    fn solve(&self, pos: &mut posfilter::shogi::Position, nodes: u64) -> Result<(Verdict, f64)> {
         let taken = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let mut solver = taken.unwrap_or_else(|| Solver::new(self.table_mb));
         let answer = solve(&mut solver, pos, nodes);
@@ -202,8 +206,18 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
         pool.install(|| {
             use rayon::prelude::*;
             chunk.par_iter_mut().with_max_len(1).for_each(|line| {
-                if let Ok(pos) = line.parsed.as_mut() {
-                    line.answer = Some(solvers.solve(pos, settings.nodes));
+                let refused = match line.parsed.as_mut() {
+                    Ok(pos) => match solvers.solve(pos, settings.nodes) {
+                        Ok(answer) => {
+                            line.answer = Some(answer);
+                            None
+                        }
+                        Err(e) => Some(e),
+                    },
+                    Err(_) => None,
+                };
+                if let Some(e) = refused {
+                    line.parsed = Err(e);
                 }
             });
         });

@@ -1,7 +1,7 @@
 //! `posfilter perft`: legal-move-tree counts.
 
 use super::common::parse_position;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use posfilter::shogi::perft;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -9,15 +9,16 @@ use std::time::Instant;
 /// Runs perft and prints the count (JSON on stdout with `json`).
 pub fn run(sfen: &str, depth: u32, bulk: bool, divide: bool, json: bool) -> Result<ExitCode> {
     let mut pos = parse_position(sfen)?;
+    let refused = || format!("impossible position {sfen:?}");
     let start = Instant::now();
     let nodes = if divide {
-        let rows = perft::divide(&mut pos, depth, bulk);
+        let rows = perft::divide(&mut pos, depth, bulk).with_context(refused)?;
         for (m, n) in &rows {
             eprintln!("{m}: {n}");
         }
         rows.iter().map(|(_, n)| n).sum()
     } else {
-        perft::perft(&mut pos, depth, bulk)
+        perft::perft(&mut pos, depth, bulk).with_context(refused)?
     };
     let seconds = start.elapsed().as_secs_f64();
     let nps = if seconds > 0.0 {

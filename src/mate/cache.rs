@@ -180,11 +180,11 @@ mod tests {
             "1n1g3+Pl/k1p1s4/1ng5p/pSP1p1pp1/1n3p3/P1K3P1P/1P7/9/L1G5L b 2R2BG2SL5Pn 161",
         )
         .expect("sfen");
-        let first = solver.solve(&mut mate, &lim);
+        let first = solver.solve(&mut mate, &lim).expect("valid");
         assert_eq!(first.result, MateResult::Mate);
         assert!(first.nodes >= MIN_NODES && first.plies >= 15, "{first:?}");
         assert!(cache.insert(mate.fingerprint(), &first, &lim));
-        let again = solver.solve(&mut mate, &lim);
+        let again = solver.solve(&mut mate, &lim).expect("valid");
         assert_eq!(cache.get(mate.fingerprint()), Some(again));
         assert_eq!(cache.hits(), 1);
         assert_eq!(cache.nodes_saved(), first.nodes);

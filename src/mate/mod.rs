@@ -41,7 +41,7 @@ pub mod search;
 pub mod table;
 
 use crate::shogi::movegen::has_legal_move;
-use crate::shogi::{Color, Move, PieceType, Position};
+use crate::shogi::{Color, Invalid, Move, PieceType, Position};
 use search::Searcher;
 use std::time::{Duration, Instant};
 
@@ -152,7 +152,18 @@ impl Solver {
     }
 
     /// Solves `pos` within `limits`. The position is restored before returning.
-    pub fn solve(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
+    ///
+    /// An impossible position (one that fails [`Position::validate`]) is refused: its moves
+    /// could capture a king or fill a hand past the pieces that exist. Every decoder and
+    /// line parser of the crate validates what it returns; [`Position::from_sfen`] and
+    /// [`Position::from_parts`] do not, which is what this check is for.
+    pub fn solve(&mut self, pos: &mut Position, limits: &Limits) -> Result<Verdict, Invalid> {
+        pos.validate()?;
+        Ok(self.solve_valid(pos, limits))
+    }
+
+    /// [`Solver::solve`] for a position known to pass [`Position::validate`].
+    fn solve_valid(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
         let in_check = pos.in_check();
         if !has_legal_move(pos) {
             let result = if in_check {
@@ -283,7 +294,9 @@ mod tests {
                 max_plies: None,
                 time: None,
             };
-            let v = solver.solve(&mut pos, &limits);
+            let v = solver
+                .solve(&mut pos, &limits)
+                .expect("valid test position");
             assert_eq!(v.result, MateResult::NoMate, "{sfen}");
             let hand = pos.hand(Color::Black);
             match solver.searcher.probe(&pos) {
@@ -291,5 +304,43 @@ mod tests {
                 other => panic!("root of {sfen} not stored as disproven: {other:?}"),
             }
         }
+    }
+
+    /// Impossible positions that `Position::from_sfen` builds are refused with the reason,
+    /// not searched: kings next to each other (the side to move could capture the other
+    /// king), and a third rook that a capture would put into a hand already holding two
+    /// (the fuzzer found both as panics before the check).
+    #[test]
+    fn impossible_roots_are_refused() {
+        let limits = Limits {
+            nodes: 1_000,
+            max_plies: None,
+            time: None,
+        };
+        let mut solver = Solver::new(1);
+        for (sfen, why) in [
+            (
+                "k8/1K7/9/9/9/9/9/9/9 b - 1",
+                Invalid::OpponentInCheck(Color::White),
+            ),
+            (
+                "4k4/9/9/9/9/9/9/4r4/R3K4 b 2R 1",
+                Invalid::TooMany {
+                    kind: PieceType::Rook,
+                    count: 4,
+                    max: 2,
+                },
+            ),
+        ] {
+            let mut pos = Position::from_sfen(sfen).expect("parses");
+            assert_eq!(solver.solve(&mut pos, &limits), Err(why), "{sfen}");
+            assert_eq!(pos.to_sfen(), sfen);
+        }
+        // The solver still works afterwards.
+        let mut pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 1").expect("parses");
+        assert_eq!(
+            solver.solve(&mut pos, &limits).map(|v| v.result),
+            Ok(MateResult::Mate)
+        );
     }
 }

@@ -8,6 +8,11 @@
 //! - `checkers` is the set of enemy pieces attacking the side to move's king.
 //! - `do_move` expects a legal move (from [`movegen`](super::movegen) or checked by
 //!   [`Position::is_legal`]); `undo_move` restores the exact previous state.
+//! - A position need not be *valid* ([`Position::validate`]): `from_sfen` and `from_parts`
+//!   build impossible ones too, so that they can be reported. Move generation and
+//!   `do_move` assume a valid one (in an impossible one a "legal" move may capture a king
+//!   or fill a hand past the pieces that exist), which is why the crate's searches,
+//!   `Solver::solve` and `perft`, validate their root and refuse an impossible one.
 
 use super::attacks;
 use super::bitboard::Bitboard;

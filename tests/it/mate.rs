@@ -28,7 +28,9 @@ fn limits(nodes: u64) -> Limits {
 pub(crate) fn solve_checked(solver: &mut Solver, sfen: &str, nodes: u64) -> Verdict {
     let mut p = pos(sfen);
     let before = p.to_sfen();
-    let v = solver.solve(&mut p, &limits(nodes));
+    let v = solver
+        .solve(&mut p, &limits(nodes))
+        .expect("valid position");
     assert_eq!(p.to_sfen(), before, "position not restored: {sfen}");
     match v.result {
         MateResult::Mate | MateResult::Mated => {
@@ -604,14 +606,14 @@ fn limit_exhaustion_is_unknown_and_max_plies_is_respected() {
     let mut solver = Solver::new(4);
     let sfen = "1n1g3+Pl/k1p1s4/1ng5p/pSP1p1pp1/1n3p3/P1K3P1P/1P7/9/L1G5L b 2R2BG2SL5Pn 161";
     let mut p = pos(sfen);
-    let v = solver.solve(&mut p, &limits(50));
+    let v = solver.solve(&mut p, &limits(50)).expect("valid position");
     assert_eq!(v.result, MateResult::Unknown);
     let lim = Limits {
         nodes: 1_000_000,
         max_plies: Some(9),
         time: None,
     };
-    let v = solver.solve(&mut p, &lim);
+    let v = solver.solve(&mut p, &lim).expect("valid position");
     assert_eq!(
         v.result,
         MateResult::Unknown,
@@ -623,7 +625,7 @@ fn limit_exhaustion_is_unknown_and_max_plies_is_respected() {
         time: None,
     };
     let e = "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1";
-    let v = solver.solve(&mut pos(e), &lim);
+    let v = solver.solve(&mut pos(e), &lim).expect("valid position");
     assert_eq!((v.result, v.plies), (MateResult::Mate, 3));
 }
 
@@ -800,7 +802,9 @@ fn cli_file_solves_every_line_like_single_positions() {
             }
             mates += (result == "mate") as usize;
         }
-        let alone = Solver::new(16).solve(&mut pos(sfen), &limits(100_000));
+        let alone = Solver::new(16)
+            .solve(&mut pos(sfen), &limits(100_000))
+            .expect("valid position");
         assert_eq!(result, alone.result.as_str(), "{sfen}");
         assert_eq!(a["nodes"].as_u64(), Some(alone.nodes), "{sfen}");
         let pv: Vec<String> = alone.pv.iter().map(|m| m.to_usi()).collect();
@@ -827,7 +831,10 @@ fn deep_search_fits_a_small_stack() {
                 max_plies: None,
                 time: None,
             };
-            solver.solve(&mut pos(&sfen), &lim).result
+            solver
+                .solve(&mut pos(&sfen), &lim)
+                .expect("valid position")
+                .result
         })
         .unwrap();
     let r = h.join().unwrap();

@@ -21,12 +21,12 @@ fn check(limit_low: u64, limit_high: u64) -> usize {
             }
             let mut pos = Position::from_sfen(sfen).unwrap();
             pos.validate().unwrap();
-            let bulk = perft(&mut pos, depth, true);
+            let bulk = perft(&mut pos, depth, true).expect("valid");
             assert_eq!(bulk, expected, "{name} depth {depth} (bulk)");
             // Make/unmake every leaf as well where it is cheap enough.
             if expected <= 1_000_000 {
                 assert_eq!(
-                    perft(&mut pos, depth, false),
+                    perft(&mut pos, depth, false).expect("valid"),
                     expected,
                     "{name} depth {depth}"
                 );
