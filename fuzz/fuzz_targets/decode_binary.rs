@@ -9,7 +9,11 @@ use posfilter::codec::{self, Format};
 fuzz_target!(|data: &[u8]| {
     for format in Format::BINARY {
         let size = format.record_size().unwrap_or(0);
-        let rec = if data.len() >= size { &data[..size] } else { data };
+        let rec = if data.len() >= size {
+            &data[..size]
+        } else {
+            data
+        };
         if let Ok(d) = codec::decode(format, rec) {
             assert!(d.position.validate().is_ok());
             let mut out = Vec::new();
