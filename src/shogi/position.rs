@@ -9,10 +9,12 @@
 //! - `do_move` expects a legal move (from [`movegen`](super::movegen) or checked by
 //!   [`Position::is_legal`]); `undo_move` restores the exact previous state.
 //! - A position need not be *valid* ([`Position::validate`]): `from_sfen` and `from_parts`
-//!   build impossible ones too, so that they can be reported. Move generation and
-//!   `do_move` assume a valid one (in an impossible one a "legal" move may capture a king
-//!   or fill a hand past the pieces that exist), which is why the crate's searches,
-//!   `Solver::solve` and `perft`, validate their root and refuse an impossible one.
+//!   build impossible ones too, so that they can be reported. Whatever only reads a
+//!   position works on any of them (the `movegen` fuzz target checks that), but in an
+//!   impossible one a generated move may capture a king or fill a hand past the pieces
+//!   that exist, and `do_move` and `keys_after` assume it does not. That is why the crate's
+//!   searches, `Solver::solve` and `perft`, validate their root and refuse an impossible
+//!   one.
 
 use super::attacks;
 use super::bitboard::Bitboard;
