@@ -162,8 +162,10 @@ impl Solver {
         Ok(self.solve_valid(pos, limits))
     }
 
-    /// [`Solver::solve`] for a position known to pass [`Position::validate`].
-    fn solve_valid(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
+    /// [`Solver::solve`] for a position known to pass [`Position::validate`]: for the
+    /// pipeline, whose decoders validate every position they return, so that the check is
+    /// not made twice per record.
+    pub(crate) fn solve_valid(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
         let in_check = pos.in_check();
         if !has_legal_move(pos) {
             let result = if in_check {

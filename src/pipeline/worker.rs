@@ -315,30 +315,26 @@ impl Worker {
         }
         // 4. terminal / mate / mated
         if let (Some(m), Some(solver)) = (&s.mate, self.solver.as_mut()) {
-            let solved = if pos.in_check() && !m.and_root {
+            // `pos` passed `validate` when it was decoded (stage 1), so the solver need
+            // not check it again.
+            let v = if pos.in_check() && !m.and_root {
                 // Only the terminal test: a position in check is not searched.
-                Ok(terminal_only(pos))
+                terminal_only(pos)
             } else if let Some(cache) = &m.cache {
                 let fp = pos.fingerprint();
                 match cache.get(fp) {
                     Some(v) => {
                         r.cached = true;
-                        Ok(v)
+                        v
                     }
-                    None => solver.solve(pos, &m.limits).inspect(|v| {
-                        cache.insert(fp, v, &m.limits);
-                    }),
+                    None => {
+                        let v = solver.solve_valid(pos, &m.limits);
+                        cache.insert(fp, &v, &m.limits);
+                        v
+                    }
                 }
             } else {
-                solver.solve(pos, &m.limits)
-            };
-            // The decoders validate every position, so the solver never refuses one here;
-            // if it did, the record would be rejected with the reason, not lost.
-            let v = match solved {
-                Ok(v) => v,
-                Err(why) => {
-                    return r.reject(RejectReason::Invalid(why), bytes, format.is_text());
-                }
+                solver.solve_valid(pos, &m.limits)
             };
             r.nodes = v.nodes;
             r.unknown = v.result == MateResult::Unknown;
