@@ -1,0 +1,231 @@
+//! Bad input: truncated and garbage records and broken `.zst` streams are rejected with
+//! offsets while the run goes on; runs that read nothing say what to check; bad configs
+//! name the key, the line and the choices.
+
+use super::*;
+
+#[test]
+fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
+    let dir = TempDir::new("reject");
+    let mut bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..10 * 32].to_vec();
+    bytes.extend_from_slice(&[0xff; 32]); // does not decode
+    bytes.extend_from_slice(&[1, 2, 3, 4, 5]); // a truncated tail
+    let path = dir.join("bad.psfen");
+    std::fs::write(&path, bytes).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let out = dir.join("out");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 2);
+    assert_eq!(
+        (
+            rejected[0]["index"].as_u64(),
+            rejected[0]["offset"].as_u64()
+        ),
+        (Some(10), Some(320))
+    );
+    assert_eq!(
+        (
+            rejected[1]["index"].as_u64(),
+            rejected[1]["offset"].as_u64()
+        ),
+        (Some(11), Some(352))
+    );
+    assert!(rejected[1]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("truncated"));
+    assert_eq!(rejected[0]["raw"].as_str().unwrap(), "ff".repeat(32));
+    assert!(rejected[0].get("text").is_none());
+    let r = report(&out);
+    assert_eq!(reconciles(&r), 12);
+    assert_eq!(r["records"]["rejected"], 2);
+    assert_eq!(rejected[0]["bytes"], 32);
+    // A huge garbage line (a file read with the wrong format) is rejected with its length
+    // and only its first 4 KiB in hex; the lines around it are read as usual.
+    let text = format!(
+        "4k4/9/9/9/9/9/9/9/4K4 b G 1\n{}\n4k4/9/9/9/9/9/9/9/4K4 w g 1\n",
+        "x".repeat(100_000)
+    );
+    let path = dir.join("long.sfen");
+    std::fs::write(&path, text).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(
+        (rejected[0]["index"].as_u64(), rejected[0]["bytes"].as_u64()),
+        (Some(1), Some(100_000))
+    );
+    assert_eq!(rejected[0]["raw"].as_str().unwrap(), "78".repeat(4096));
+    assert_eq!(rejected[0]["text"].as_str().unwrap(), "x".repeat(4096));
+    assert_eq!(reconciles(&report(&out)), 3);
+    // A bad line of a text format is shown as text too (CRLF trimmed, invalid UTF-8
+    // replaced); binary records get only the hex.
+    let path = dir.join("bad.sfen");
+    std::fs::write(
+        &path,
+        b"4k4/9/9/9/9/9/9/9/4K4 b G 1\r\n4k4/9/9/9/9/9/9/9/4KK3 b G 1\r\nbad \xff line\n",
+    )
+    .unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    let texts: Vec<&str> = rejected
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["4k4/9/9/9/9/9/9/9/4KK3 b G 1", "bad \u{fffd} line"]);
+    // A USI line longer than any game (a king shuffle of 60,000 cycles) is cut where its
+    // kept part ends right after a whole move, so that part alone would read as a legal,
+    // different position: it is rejected for its length, never decoded.
+    let mut head =
+        "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1".to_string();
+    while (head.len() + " moves ".len()) % 5 != posfilter::io::batch::MAX_LINE % 5 {
+        head.push('0');
+    }
+    let line = format!("{head} moves {}", "5i4h 5a4b 4h5i 4b5a ".repeat(60_000));
+    let path = dir.join("long.usi");
+    std::fs::write(
+        &path,
+        format!("startpos moves 7g7f\n{}\nstartpos\n", line.trim_end()),
+    )
+    .unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(rejected[0]["index"], 1);
+    let detail = rejected[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!("line of {} bytes", line.trim_end().len())),
+        "{detail}"
+    );
+    assert_eq!(reconciles(&report(&out)), 3);
+}
+
+#[test]
+fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
+    let dir = TempDir::new("broken");
+    let (broken, whole) = broken_zst_psv(&dir, 10_000);
+    let good = startpos_file(&dir, "good.psfen", 100);
+    let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
+    let out = dir.join("out");
+    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    assert!(log.contains("could not be read to the end"), "{log}");
+    let r = report(&out);
+    assert_eq!(reconciles(&r), whole + 1 + 100);
+    assert_eq!(r["rejected_reasons"]["unreadable"], 1);
+    let rejected: Vec<Value> = jsonl_lines(&out.join("rejected.jsonl"))
+        .into_iter()
+        .filter(|v: &Value| {
+            v["detail"]
+                .as_str()
+                .unwrap()
+                .contains("truncated or corrupt")
+        })
+        .collect();
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(
+        (
+            rejected[0]["index"].as_u64(),
+            rejected[0]["offset"].as_u64()
+        ),
+        (Some(whole), Some(whole * 40))
+    );
+    // The good file after it was read whole: its 100 records are decided as usual.
+    assert_eq!(r["inputs"][1]["records"], 100);
+}
+
+/// A run that reads no records, or rejects every one, succeeds (the counts reconcile) but
+/// says what probably went wrong; a normal run says neither.
+#[test]
+fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
+    let dir = TempDir::new("hints");
+    let empty = dir.join("empty.psfen");
+    std::fs::write(&empty, b"").unwrap();
+    let good = startpos_file(&dir, "good.psfen", 20);
+    let out = dir.join("out");
+    let run = |input: &Path, format: &str| {
+        let cfg = dir.join("hints.toml");
+        let text = format!(
+            "[input]\npaths = [{:?}]\nformat = {format:?}\n",
+            input.display()
+        );
+        std::fs::write(&cfg, text).unwrap();
+        run_ok(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+    };
+    let nothing = "no records (1 file(s), all empty): check input.paths";
+    let rejected = "every record was rejected: are the files really hcpe?";
+    let log = run(&empty, "auto");
+    assert!(log.contains(nothing) && !log.contains(rejected), "{log}");
+    // PackedSfen records read as hcpe (38 bytes each) are impossible positions.
+    let log = run(&good, "hcpe");
+    assert!(log.contains(rejected) && !log.contains(nothing), "{log}");
+    assert!(report(&out)["records"]["rejected"].as_u64().unwrap() > 0);
+    let log = run(&good, "auto");
+    assert!(!log.contains(rejected) && !log.contains(nothing), "{log}");
+}
+
+#[test]
+fn bad_configs_name_the_key_the_line_and_the_choices() {
+    let dir = TempDir::new("config");
+    let cases = [
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\nshards = 3\n",
+            &["shards", "line 4", "shard_records"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\ncompression = \"gzip\"\n",
+            &["gzip", "line 4", "zstd"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.declaration]\nrule = \"25\"\n",
+            &["rule", "line 4", "csa27"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\ntable_mb = 0\n",
+            &["workers.table_mb", "line 4"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\ntable_mb = 6400000\n",
+            &["workers.table_mb", "line 4", "6400000", "65536"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[workers]\nbatch_records = 100000000\n",
+            &["workers.batch_records", "line 4", "1048576", "into memory"][..],
+        ),
+        (
+            "[input]\npaths = [\"missing-*.psv\"]\n",
+            &["missing-*.psv", "matches no file"][..],
+        ),
+        (
+            "[input]\npaths = [\"../\"]\n",
+            &["is a directory", "/*.psv"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"game\"\n",
+            &["game", "line 4", "position", "batch"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[filter.mate]\ntable_scope = \"batch\"\n",
+            &["filter.mate.table_scope", "line 4", "cache_mb = 0"][..],
+        ),
+        (
+            "[input]\npaths = [\"x.psv\"]\n[output]\naudit = false\n[filter.mate]\nunknown = \"tag\"\n",
+            &["filter.mate.unknown", "line 6", "output.audit is false"][..],
+        ),
+    ];
+    for (text, needles) in cases {
+        let path = dir.join("pipeline.toml");
+        std::fs::write(&path, text).unwrap();
+        let (ok, _, err) = run_bin(&["run", path.to_str().unwrap(), "--quiet"]);
+        assert!(!ok, "{text}");
+        for needle in needles {
+            assert!(
+                err.contains(needle),
+                "{text}\nmissing {needle:?} in:\n{err}"
+            );
+        }
+    }
+}
