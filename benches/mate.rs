@@ -72,6 +72,7 @@ fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
         nodes,
         max_plies: None,
         time: None,
+        shorten: 1,
     };
     let start = Instant::now();
     let mut out = Vec::with_capacity(set.len());
@@ -212,6 +213,7 @@ fn summary(set: &mut [Position]) {
                     nodes: 2_000_000,
                     max_plies: None,
                     time: None,
+                    shorten: 1,
                 },
             )
             .expect("seed positions are valid");

@@ -24,6 +24,9 @@ pub enum Source<'a> {
 pub struct Settings {
     /// Node budget per position.
     pub nodes: u64,
+    /// Nodes spent after a proof looking for a shorter mate, as a multiple of the proof's
+    /// ([`Limits::shorten`]).
+    pub shorten: u32,
     /// Table size in MB of each solver (one per thread, reused; each position starts on a
     /// fresh table generation).
     pub table_mb: usize,
@@ -52,7 +55,7 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
     match source {
         Source::One(text) => {
             let mut pos = parse_position(text)?;
-            let (v, seconds) = solve(&mut solver, &mut pos, settings.nodes)?;
+            let (v, seconds) = solve(&mut solver, &mut pos, &settings.limits())?;
             if settings.json {
                 println!("{}", verdict_json(&v, seconds));
             } else {
@@ -65,20 +68,27 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Solves `pos` within `nodes`; returns the verdict and the seconds it took.
+impl Settings {
+    /// The solver limits these settings ask for.
+    fn limits(&self) -> Limits {
+        Limits {
+            nodes: self.nodes,
+            max_plies: None,
+            time: None,
+            shorten: self.shorten,
+        }
+    }
+}
+
+/// Solves `pos` within `limits`; returns the verdict and the seconds it took.
 fn solve(
     solver: &mut Solver,
     pos: &mut posfilter::shogi::Position,
-    nodes: u64,
+    limits: &Limits,
 ) -> Result<(Verdict, f64)> {
     let start = Instant::now();
-    let limits = Limits {
-        nodes,
-        max_plies: None,
-        time: None,
-    };
     let v = solver
-        .solve(pos, &limits)
+        .solve(pos, limits)
         .with_context(|| format!("impossible position {:?}", pos.to_sfen()))?;
     Ok((v, start.elapsed().as_secs_f64()))
 }
@@ -123,10 +133,14 @@ struct SolverPool {
 }
 
 impl SolverPool {
-    fn solve(&self, pos: &mut posfilter::shogi::Position, nodes: u64) -> Result<(Verdict, f64)> {
+    fn solve(
+        &self,
+        pos: &mut posfilter::shogi::Position,
+        limits: &Limits,
+    ) -> Result<(Verdict, f64)> {
         let taken = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let mut solver = taken.unwrap_or_else(|| Solver::new(self.table_mb));
-        let answer = solve(&mut solver, pos, nodes);
+        let answer = solve(&mut solver, pos, limits);
         if let Ok(mut idle) = self.idle.lock() {
             idle.push(solver);
         }
@@ -207,7 +221,7 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
             use rayon::prelude::*;
             chunk.par_iter_mut().with_max_len(1).for_each(|line| {
                 let refused = match line.parsed.as_mut() {
-                    Ok(pos) => match solvers.solve(pos, settings.nodes) {
+                    Ok(pos) => match solvers.solve(pos, &settings.limits()) {
                         Ok(answer) => {
                             line.answer = Some(answer);
                             None

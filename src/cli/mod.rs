@@ -81,6 +81,10 @@ enum Command {
         /// Node budget.
         #[arg(long, default_value_t = 100_000)]
         nodes: u64,
+        /// After a proof, look for a shorter mate with up to this many times the nodes the
+        /// proof took (within --nodes); 0 = report the first mate line found.
+        #[arg(long, default_value_t = 1)]
+        shorten: u32,
         /// Transposition-table size in MB (per thread), 1 to 65536.
         #[arg(long, default_value_t = 16, value_parser = table_mb_in_range)]
         table_mb: usize,
@@ -159,6 +163,7 @@ pub fn run() -> Result<ExitCode> {
             sfen,
             file,
             nodes,
+            shorten,
             table_mb,
             threads,
             json,
@@ -170,6 +175,7 @@ pub fn run() -> Result<ExitCode> {
             };
             let settings = mate::Settings {
                 nodes,
+                shorten,
                 table_mb,
                 json,
                 threads: match (threads, &file) {

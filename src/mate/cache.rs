@@ -165,6 +165,7 @@ mod tests {
             nodes,
             max_plies: None,
             time: None,
+            shorten: 1,
         }
     }
 

@@ -26,6 +26,10 @@
 //!   that depends on the cap and a mate longer than the cap are `Unknown` too.
 //! - Every `Mate`/`Mated` carries a PV that passed [`pv::verify`]; a PV that cannot be
 //!   extracted or verified turns the answer into `Unknown`.
+//! - With [`Limits::shorten`] (default 1), a proven root is searched again with the mate
+//!   length capped two plies below its best line, for as long as that proves a shorter mate
+//!   and the extra nodes last; the reported line is the shortest verified one and `nodes`
+//!   counts these searches too. The verdict never changes, only the line.
 //! - Deterministic: each root starts on a fresh table generation unless
 //!   [`Solver::set_reuse`] opted into reuse, so the verdict does not depend on earlier roots.
 //! - The position is restored before returning (its history is untouched).
@@ -54,6 +58,10 @@ pub struct Limits {
     pub max_plies: Option<u32>,
     /// Optional wall-time guard.
     pub time: Option<Duration>,
+    /// After a proof, the nodes spent looking for a shorter mate, as a multiple of the
+    /// nodes the proof took (0 = report the first mate line found; never more than what is
+    /// left of `nodes`). See [`Solver::solve`].
+    pub shorten: u32,
 }
 
 impl Default for Limits {
@@ -62,6 +70,7 @@ impl Default for Limits {
             nodes: 100_000,
             max_plies: None,
             time: None,
+            shorten: 1,
         }
     }
 }
@@ -229,11 +238,16 @@ impl Solver {
             } else {
                 MateResult::Mated
             };
+            let extra = nodes
+                .max(SHORTEN_FLOOR)
+                .saturating_mul(limits.shorten as u64);
+            let extra = extra.min(limits.nodes.saturating_sub(nodes));
+            let pv = shorten(s, pos, or_root, pv, extra);
             return Verdict {
                 result,
                 plies: pv.len() as u32,
                 pv,
-                nodes,
+                nodes: s.nodes,
                 timed_out: false,
             };
         }
@@ -248,6 +262,42 @@ impl Solver {
         }
         unknown
     }
+}
+
+/// The least a proof counts as in [`Limits::shorten`]: a mate proven in a few nodes gets
+/// this many per unit to look for a shorter one (a mate in 3 behind a first-found mate in 5
+/// takes a few hundred).
+const SHORTEN_FLOOR: u64 = 1_000;
+
+/// Looks for a shorter mate than `pv` (verified) with at most `extra` more nodes: searches
+/// again with the mate length capped two plies below the best line so far, as long as that
+/// proves a shorter mate. Returns the shortest verified line found.
+fn shorten(
+    s: &mut Searcher,
+    pos: &mut Position,
+    or_root: bool,
+    mut pv: Vec<Move>,
+    extra: u64,
+) -> Vec<Move> {
+    let saved = s.max_plies;
+    let limit = s.nodes + extra;
+    while pv.len() >= 3 && s.nodes < limit && !s.timed_out {
+        s.max_plies = pv.len() as u32 - 2;
+        s.node_limit = limit;
+        s.stopped = false;
+        s.path.clear();
+        s.path.push(pos.key());
+        let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
+        if r.pn != 0 {
+            break;
+        }
+        match pv::extract(s, pos, or_root) {
+            Some(line) if line.len() < pv.len() && pv::verify(pos, &line, or_root) => pv = line,
+            _ => break,
+        }
+    }
+    s.max_plies = saved;
+    pv
 }
 
 /// Key salt for one root: the attacker's colour and the number of pieces of each kind in
@@ -295,6 +345,7 @@ mod tests {
                 nodes: 1_000_000,
                 max_plies: None,
                 time: None,
+                shorten: 1,
             };
             let v = solver
                 .solve(&mut pos, &limits)
@@ -318,6 +369,7 @@ mod tests {
             nodes: 1_000,
             max_plies: None,
             time: None,
+            shorten: 1,
         };
         let mut solver = Solver::new(1);
         for (sfen, why) in [

@@ -262,7 +262,7 @@ impl Searcher {
         let mut kids = std::mem::take(&mut self.stacks[d]);
         kids.clear();
         if or_node {
-            self.expand_or(pos, &mut kids);
+            self.expand_or(pos, depth, &mut kids);
         } else {
             self.expand_and(pos, depth, &mut kids);
         }

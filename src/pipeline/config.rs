@@ -177,6 +177,9 @@ pub struct MateConfig {
     pub and_root: bool,
     /// Longest mate to report (0 = no limit).
     pub max_plies: u32,
+    /// After a proof, nodes spent looking for a shorter mate, as a multiple of the nodes
+    /// the proof took (0 = off; never past `nodes`).
+    pub shorten: u32,
     /// Wall-time guard per position in milliseconds (0 = none). A guard hit is `unknown`.
     pub time_ms: u64,
     /// Verdicts shared by the workers, MiB (0 = off): a position that occurs again is
@@ -298,6 +301,7 @@ impl Default for MateConfig {
             nodes: 100_000,
             and_root: true,
             max_plies: 0,
+            shorten: 1,
             time_ms: 10_000,
             cache_mb: 64,
             table_scope: TableScope::Position,

@@ -75,6 +75,7 @@ impl Settings {
                 nodes: f.mate.nodes,
                 max_plies: (f.mate.max_plies > 0).then_some(f.mate.max_plies),
                 time: (f.mate.time_ms > 0).then(|| Duration::from_millis(f.mate.time_ms)),
+                shorten: f.mate.shorten,
             },
             and_root: f.mate.and_root,
             table_mb: c.raw.workers.table_mb,

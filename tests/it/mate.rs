@@ -21,16 +21,21 @@ fn limits(nodes: u64) -> Limits {
         nodes,
         max_plies: None,
         time: None,
+        shorten: 1,
     }
 }
 
 /// Solves and re-verifies the PV independently of the solver.
 pub(crate) fn solve_checked(solver: &mut Solver, sfen: &str, nodes: u64) -> Verdict {
+    solve_checked_with(solver, sfen, &limits(nodes))
+}
+
+/// [`solve_checked`] with explicit limits.
+pub(crate) fn solve_checked_with(solver: &mut Solver, sfen: &str, limits: &Limits) -> Verdict {
+    let nodes = limits.nodes;
     let mut p = pos(sfen);
     let before = p.to_sfen();
-    let v = solver
-        .solve(&mut p, &limits(nodes))
-        .expect("valid position");
+    let v = solver.solve(&mut p, limits).expect("valid position");
     assert_eq!(p.to_sfen(), before, "position not restored: {sfen}");
     match v.result {
         MateResult::Mate | MateResult::Mated => {
@@ -272,7 +277,12 @@ fn seed_003_positions() {
             continue;
         }
         let sfen = r["sfen"].as_str().unwrap();
-        let v = solve_checked(&mut solver, sfen, 2_000_000);
+        // The nodes of the proof alone, as cshogi counts them: no shortening.
+        let lim = Limits {
+            shorten: 0,
+            ..limits(2_000_000)
+        };
+        let v = solve_checked_with(&mut solver, sfen, &lim);
         let expected = r["expected"].as_str().unwrap();
         assert_eq!(v.result.as_str(), expected, "{name}");
         if let Some(k) = r["known_mate_plies"].as_u64() {
@@ -404,9 +414,14 @@ fn hard_positions_past_the_bench_budget() {
 fn fresh_mates_cshogi_proves_are_proven_with_a_larger_budget() {
     let mut solver = Solver::new(16);
     let mut proven = 0;
+    // Proving is the point here: no nodes spent on shorter lines.
+    let lim = Limits {
+        shorten: 0,
+        ..limits(1_000_000)
+    };
     for r in jsonl("mate/fresh_misses.jsonl") {
         let sfen = r["sfen"].as_str().unwrap();
-        let v = solve_checked(&mut solver, sfen, 1_000_000);
+        let v = solve_checked_with(&mut solver, sfen, &lim);
         let expected = match r["cshogi"].as_str().unwrap() {
             "mate" => MateResult::Mate,
             "mated" => MateResult::Mated,
@@ -612,6 +627,7 @@ fn limit_exhaustion_is_unknown_and_max_plies_is_respected() {
         nodes: 1_000_000,
         max_plies: Some(9),
         time: None,
+        shorten: 1,
     };
     let v = solver.solve(&mut p, &lim).expect("valid position");
     assert_eq!(
@@ -623,6 +639,7 @@ fn limit_exhaustion_is_unknown_and_max_plies_is_respected() {
         nodes: 1_000_000,
         max_plies: Some(3),
         time: None,
+        shorten: 1,
     };
     let e = "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1";
     let v = solver.solve(&mut pos(e), &lim).expect("valid position");
@@ -830,6 +847,7 @@ fn deep_search_fits_a_small_stack() {
                 nodes: 300_000,
                 max_plies: None,
                 time: None,
+                shorten: 1,
             };
             solver
                 .solve(&mut pos(&sfen), &lim)

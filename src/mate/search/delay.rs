@@ -90,7 +90,7 @@ impl Searcher {
             };
             let e = kids[j].mv;
             kids[j] = if or_node {
-                self.or_child(pos, e, pos.keys_after(e), &mut discover)
+                self.or_child(pos, e, pos.keys_after(e), depth, &mut discover)
             } else {
                 let mut checks = self.take_list();
                 let c = self.and_child(pos, e, pos.keys_after(e), depth, &mut checks);

@@ -24,7 +24,7 @@ use crate::shogi::{Bitboard, Hand, Move, MoveList, PieceType, Position};
 impl Searcher {
     /// Children of an OR node: every legal check, with the exact 1-ply mate test built in.
     #[inline(never)]
-    pub(super) fn expand_or(&mut self, pos: &mut Position, kids: &mut Vec<Child>) {
+    pub(super) fn expand_or(&mut self, pos: &mut Position, depth: u32, kids: &mut Vec<Child>) {
         let mut checks = self.take_list();
         self.checks_of(pos, &mut checks);
         let mut discover = None;
@@ -34,7 +34,7 @@ impl Searcher {
             let c = if must_wait(pos, true, m, kids) {
                 Child::hidden(m)
             } else {
-                self.or_child(pos, m, k, &mut discover)
+                self.or_child(pos, m, k, depth, &mut discover)
             };
             kids.push(c);
             if c.pn == 0 {
@@ -54,12 +54,13 @@ impl Searcher {
         pos: &mut Position,
         m: Move,
         (bk, hk, child_hand): (u64, u64, Hand),
+        depth: u32,
         discover: &mut Option<Bitboard>,
     ) -> Child {
         if let Some(i) = self.path.index_of(bk ^ hk) {
             return Child::repetition(m, child_hand, i);
         }
-        match self.table.probe(bk ^ self.salt, child_hand) {
+        match self.probe_within(bk ^ self.salt, child_hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(m, hand, len),
             Probe::Disproven { hand } => Child::disproven(m, hand, 0, NO_LOOP),
             Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
@@ -100,6 +101,20 @@ impl Searcher {
                     Child::unknown(m, pn, dn, Hand::EMPTY)
                 }
             }
+        }
+    }
+
+    /// Table lookup for a child at `depth`. Under a mate-length cap (`max_plies` below
+    /// [`MAX_DEPTH`](super::MAX_DEPTH)) a proof too long to end within the cap from here is not taken: the
+    /// child is then evaluated as if new (its stored numbers give no floor), so a capped
+    /// search only ever proves mates within the cap.
+    #[inline(always)]
+    fn probe_within(&self, key: u64, hand: Hand, depth: u32) -> Probe {
+        match self.table.probe(key, hand) {
+            Probe::Proven { len, .. } if depth + len as u32 > self.max_plies => {
+                Probe::Miss { pn: 0, dn: 0 }
+            }
+            p => p,
         }
     }
 
@@ -159,7 +174,7 @@ impl Searcher {
             // An evasion leaves the attacker's hand as it is.
             return Child::repetition(e, pos.hand(self.attacker), i);
         }
-        match self.table.probe(bk ^ self.salt, pos.hand(self.attacker)) {
+        match self.probe_within(bk ^ self.salt, pos.hand(self.attacker), depth + 1) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
