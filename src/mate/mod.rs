@@ -13,7 +13,8 @@
 //! - `table.rs` / `entry.rs`: one fixed-size table per solver, clusters by board key,
 //!   entries keyed by the attacker's hand, dominance on lookup, replacement that keeps
 //!   final and expensive entries, O(1) clearing by generation.
-//! - `path.rs`: on-path repetition is a failure of the attacker on that path only;
+//! - `path.rs`: on-path repetition, and a return to a board on the path with less in the
+//!   attacker's hand, are failures of the attacker on that path only;
 //!   path-dependent disproofs are never stored (graph-history interaction).
 //! - `pv.rs`: the mate line, shortest found preferred, replayed and verified.
 //! - `cache.rs`: verdicts shared by the solvers of one run, so a repeated position is
@@ -211,7 +212,7 @@ impl Solver {
             .unwrap_or(search::MAX_DEPTH)
             .min(search::MAX_DEPTH);
         s.path.clear();
-        s.path.push(pos.key());
+        s.path.push(pos.board_key(), pos.hand(s.attacker));
         let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
         let nodes = s.nodes;
         let unknown = Verdict {
@@ -286,7 +287,7 @@ fn shorten(
         s.node_limit = limit;
         s.stopped = false;
         s.path.clear();
-        s.path.push(pos.key());
+        s.path.push(pos.board_key(), pos.hand(s.attacker));
         let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
         if r.pn != 0 {
             break;

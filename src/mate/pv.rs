@@ -229,7 +229,7 @@ fn reprove(s: &mut Searcher, pos: &mut Position, or_node: bool) -> bool {
     s.node_limit = s.nodes + REPROVE_NODES;
     s.stopped = false;
     s.path.clear();
-    s.path.push(pos.key());
+    s.path.push(pos.board_key(), pos.hand(s.attacker));
     s.search(pos, or_node, super::pndn::INF, super::pndn::INF, 0)
         .pn
         == 0

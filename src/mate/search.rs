@@ -284,7 +284,7 @@ impl Searcher {
                 )
             };
             pos.do_move(best.mv);
-            self.path.push(pos.key());
+            self.path.push(pos.board_key(), pos.hand(self.attacker));
             let r = self.search(pos, !or_node, cthpn, cthdn, depth + 1);
             self.path.pop();
             pos.undo_move();

@@ -91,7 +91,8 @@ impl Child {
         }
     }
 
-    /// A child that repeats the position at path index `index`: a disproof on this path
+    /// A child that repeats, or is inferior to, the position at path index `index` (see
+    /// [`Path::repeated`](crate::mate::path::Path::repeated)): a disproof on this path
     /// only, whose disproof hand is the child's exact attacker hand `hand` (see `path.rs`).
     pub(super) fn repetition(mv: Move, hand: Hand, index: usize) -> Child {
         Child::disproven(mv, hand, 0, index.min(NO_LOOP as usize - 1) as u16)

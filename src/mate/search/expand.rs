@@ -4,8 +4,9 @@
 //!
 //! # Invariants
 //! - A child proven or disproven here is stored only if the result is path-independent
-//!   (mate in 1, or no check at all); a repetition of the path is a disproof carrying the
-//!   repeated position's path index as its loop head (`path.rs`).
+//!   (mate in 1, or no check at all); a repetition of the path, or a position inferior to
+//!   one on it, is a disproof carrying that position's path index as its loop head
+//!   (`path.rs`).
 //! - Initial numbers are never below the floors the table gives for the same board.
 
 use super::child::Child;
@@ -45,19 +46,19 @@ impl Searcher {
         self.give_list(checks);
     }
 
-    /// Evaluates check `m` of the current OR node: repetition, table, or the exact count of
-    /// the defender's evasion classes (zero = mate in 1). `discover` caches the attacker's
-    /// discovered-check candidates for the node.
+    /// Evaluates check `m` of the current OR node: repetition (or inferiority, `path.rs`),
+    /// table, or the exact count of the defender's evasion classes (zero = mate in 1).
+    /// `discover` caches the attacker's discovered-check candidates for the node.
     #[inline(always)]
     pub(super) fn or_child(
         &mut self,
         pos: &mut Position,
         m: Move,
-        (bk, hk, child_hand): (u64, u64, Hand),
+        (bk, _, child_hand): (u64, u64, Hand),
         depth: u32,
         discover: &mut Option<Bitboard>,
     ) -> Child {
-        if let Some(i) = self.path.index_of(bk ^ hk) {
+        if let Some(i) = self.path.repeated(bk, child_hand) {
             return Child::repetition(m, child_hand, i);
         }
         match self.probe_within(bk ^ self.salt, child_hand, depth + 1) {
@@ -160,21 +161,23 @@ impl Searcher {
         self.give_list(checks);
     }
 
-    /// Evaluates evasion `e` of the current AND node: repetition, table, or leaf test.
+    /// Evaluates evasion `e` of the current AND node: repetition (or inferiority,
+    /// `path.rs`), table, or leaf test.
     #[inline(never)]
     pub(super) fn and_child(
         &mut self,
         pos: &mut Position,
         e: Move,
-        (bk, hk, _): (u64, u64, Hand),
+        (bk, _, _): (u64, u64, Hand),
         depth: u32,
         checks: &mut MoveList,
     ) -> Child {
-        if let Some(i) = self.path.index_of(bk ^ hk) {
-            // An evasion leaves the attacker's hand as it is.
-            return Child::repetition(e, pos.hand(self.attacker), i);
+        // An evasion leaves the attacker's hand as it is.
+        let hand = pos.hand(self.attacker);
+        if let Some(i) = self.path.repeated(bk, hand) {
+            return Child::repetition(e, hand, i);
         }
-        match self.probe_within(bk ^ self.salt, pos.hand(self.attacker), depth + 1) {
+        match self.probe_within(bk ^ self.salt, hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
