@@ -8,11 +8,11 @@
 //! against no more defences, so its mate distance is no longer; a line that mates along
 //! the shortest route never comes back to a board with less in hand, and cutting such
 //! lines loses no mate. The simplest such line: the attacker drops two pieces by the king,
-//! the king takes both and stands where it stood. Measured (without shortening): bench set
-//! 1.71 M → 1.59 M nodes at 10,000 (105 → 94 unknown), 6.37 M → 5.37 M at 100,000 (32 →
-//! 25), the same mates; three fresh sets of 8,000 at 100,000 nodes, 6–7 % fewer nodes, 47–56
-//! fewer unknowns, 2 more mates in all (3–10 gained and 4–8 lost per set at the budget's
-//! edge, where df-pn now finds another proof first).
+//! and the king takes both, ending where it started. Measured (without shortening): bench
+//! set 1.71 M → 1.59 M nodes at 10,000 (105 → 94 unknown), 6.37 M → 5.37 M at 100,000 (32
+//! → 25), the same mates; three fresh sets of 8,000 at 100,000 nodes, 6–7 % fewer nodes,
+//! 47–56 fewer unknowns, 2 more mates in all (3–10 gained and 4–8 lost per set, mostly near
+//! the budget: df-pn now finds another proof first, sometimes a much dearer one).
 //!
 //! Such a "disproof" depends on the path, and so does every disproof computed from
 //! it, but only on the part of the path it repeats: a disproof carries its *loop head*,
