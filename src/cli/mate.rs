@@ -27,6 +27,8 @@ pub struct Settings {
     /// Nodes spent after a proof looking for a shorter mate, as a multiple of the proof's
     /// ([`Limits::shorten`]).
     pub shorten: u32,
+    /// Longest mate to look for ([`Limits::max_plies`]).
+    pub max_plies: Option<u32>,
     /// Table size in MB of each solver (one per thread, reused; each position starts on a
     /// fresh table generation).
     pub table_mb: usize,
@@ -73,7 +75,7 @@ impl Settings {
     fn limits(&self) -> Limits {
         Limits {
             nodes: self.nodes,
-            max_plies: None,
+            max_plies: self.max_plies,
             time: None,
             shorten: self.shorten,
         }

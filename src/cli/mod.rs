@@ -85,6 +85,10 @@ enum Command {
         /// proof took (within --nodes); 0 = report the first mate line found.
         #[arg(long, default_value_t = 1)]
         shorten: u32,
+        /// Longest mate to look for, in plies (as `mate.max_plies` in a pipeline); a longer
+        /// mate, and a failure that rests on this cap, are `unknown`. 0 = no limit.
+        #[arg(long, default_value_t = 0)]
+        max_plies: u32,
         /// Transposition-table size in MB (per thread), 1 to 65536.
         #[arg(long, default_value_t = 16, value_parser = table_mb_in_range)]
         table_mb: usize,
@@ -164,6 +168,7 @@ pub fn run() -> Result<ExitCode> {
             file,
             nodes,
             shorten,
+            max_plies,
             table_mb,
             threads,
             json,
@@ -176,6 +181,7 @@ pub fn run() -> Result<ExitCode> {
             let settings = mate::Settings {
                 nodes,
                 shorten,
+                max_plies: (max_plies > 0).then_some(max_plies),
                 table_mb,
                 json,
                 threads: match (threads, &file) {

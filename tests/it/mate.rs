@@ -684,6 +684,18 @@ fn cli_json() {
     assert_eq!(v["pv"].as_array().unwrap().len(), 3);
     assert_eq!(v["pv"][0], "2d2e");
     assert!(v["nodes"].as_u64().unwrap() > 0 && v["seconds"].is_number());
+    // The same mate in 3 under a cap of 1 ply: no mate within the cap is `unknown`.
+    let (ok, out, err) = crate::support::run_bin(&[
+        "mate",
+        "--sfen",
+        "+B+R5n1/5gk2/p1pps1gp1/4ppnsK/6pP1/1PPSP3L/PR1P1PP2/6S2/L2G1G3 w B2N2LP2p 1",
+        "--max-plies",
+        "1",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"], "unknown");
     let _ = Move::NONE;
 }
 
