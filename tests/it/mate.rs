@@ -49,12 +49,12 @@ pub(crate) fn solve_checked_with(solver: &mut Solver, sfen: &str, limits: &Limit
             assert_eq!(v.plies % 2, if or_root { 1 } else { 0 }, "{sfen}");
         }
         MateResult::Unknown => {
-            // No time limit and no length cap here, and these sets never reach the depth
-            // cap: `unknown` means the budget ran out. Earlier, a proof whose PV could not
-            // be extracted or verified was turned into `unknown` (release builds do not
-            // stop on the solver's debug assertion).
+            // No time limit here, and these sets never reach the depth cap: without a
+            // length cap, `unknown` means the budget ran out. Earlier, a proof whose PV
+            // could not be extracted or verified was turned into `unknown` (release builds
+            // do not stop on the solver's debug assertion).
             assert!(
-                v.nodes >= nodes,
+                limits.max_plies.is_some() || v.nodes >= nodes,
                 "unknown after {} of {nodes} nodes: {sfen}",
                 v.nodes
             );
@@ -491,6 +491,42 @@ fn tsume_lengths_and_verdicts() {
         }
     }
     assert!(mates >= 7, "{mates}");
+}
+
+/// The mate-length cap at the published length of each tsume problem cshogi proves at
+/// 100,000 nodes: capped at that length we prove the mate in exactly that many plies, and
+/// capped two plies shorter we never answer mate. Exercises the cap at its edge, where
+/// children past it fail without a visit (`expand.rs`, `past_cap`).
+#[test]
+fn a_cap_at_the_published_length_finds_the_mate_and_one_shorter_does_not() {
+    let mut solver = Solver::new(16);
+    let mut checked = 0;
+    for r in jsonl("mate/tsume.jsonl") {
+        let name = r["name"].as_str().unwrap();
+        let (Some(known), "mate") = (
+            r["known_mate_plies"].as_u64(),
+            r["dfpn_100k"]["result"].as_str().unwrap_or(""),
+        ) else {
+            continue;
+        };
+        let sfen = r["sfen"].as_str().unwrap();
+        let capped = |plies: u64, nodes: u64| Limits {
+            max_plies: Some(plies as u32),
+            ..limits(nodes)
+        };
+        let v = solve_checked_with(&mut solver, sfen, &capped(known, 200_000));
+        assert_eq!(
+            (v.result, v.plies as u64),
+            (MateResult::Mate, known),
+            "{name}"
+        );
+        if known >= 3 {
+            let v = solve_checked_with(&mut solver, sfen, &capped(known - 2, 20_000));
+            assert_ne!(v.result, MateResult::Mate, "{name}: {} plies", v.plies);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked}");
 }
 
 /// Brute-force AND/OR search to a fixed depth: `Some(plies)` of the shortest forced mate

@@ -12,7 +12,7 @@
 use super::child::Child;
 use super::delay::must_wait;
 use super::{captured, Searcher};
-use crate::mate::path::NO_LOOP;
+use crate::mate::path::{DEPTH_LIMITED, NO_LOOP};
 use crate::mate::pndn::{PnDn, INF};
 use crate::mate::proof_hand as hands;
 use crate::mate::table::Probe;
@@ -64,6 +64,9 @@ impl Searcher {
         match self.probe_within(bk ^ self.salt, child_hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(m, hand, len),
             Probe::Disproven { hand } => Child::disproven(m, hand, 0, NO_LOOP),
+            Probe::Unknown { .. } if self.past_cap(depth + 1, false) => {
+                Child::disproven(m, child_hand, DEPTH_LIMITED, NO_LOOP)
+            }
             Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
             Probe::Miss {
                 pn: pn_floor,
@@ -96,6 +99,8 @@ impl Searcher {
                 };
                 if n == 0 {
                     Child::proven(m, proof, 0)
+                } else if self.past_cap(depth + 1, false) {
+                    Child::disproven(m, child_hand, DEPTH_LIMITED, NO_LOOP)
                 } else {
                     let (pn, dn) = (n.max(pn_floor), dn_floor.max(1));
                     self.table.store(bk ^ self.salt, child_hand, pn, dn, 0, 0);
@@ -103,6 +108,17 @@ impl Searcher {
                 }
             }
         }
+    }
+
+    /// Whether a child at `depth` that is not already checkmated (an OR child with
+    /// `or_child`, else an AND child) fails under the mate-length cap: the attacker has no
+    /// move left within `max_plies`, at the child itself (OR) or after the defender's
+    /// reply (AND). Such a child is a depth-limited disproof without being visited (the
+    /// visit would return exactly that, see `Searcher::search`).
+    #[inline(always)]
+    fn past_cap(&self, depth: u32, or_child: bool) -> bool {
+        let attacker_moves_at = if or_child { depth } else { depth + 1 };
+        attacker_moves_at + 1 > self.max_plies
     }
 
     /// Table lookup for a child at `depth`. Under a mate-length cap (`max_plies` below
@@ -180,7 +196,13 @@ impl Searcher {
         match self.probe_within(bk ^ self.salt, hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
+            Probe::Unknown { .. } if self.past_cap(depth + 1, true) => {
+                Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
+            }
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
+            Probe::Miss { .. } if self.past_cap(depth + 1, true) => {
+                Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
+            }
             Probe::Miss { pn, dn } => {
                 pos.do_move(e);
                 let c = self.leaf_or(pos, e, depth + 1, checks, (pn, dn));
