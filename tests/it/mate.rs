@@ -423,12 +423,12 @@ fn hard_positions_past_the_bench_budget() {
 /// The mates cshogi proves at 100,000 nodes on the fresh differential sets
 /// (tests/data/mate/fresh_misses.py: 174 positions of seeds 7331, 2611, 9001, 5150, 8123,
 /// 3907, 4711, 1357, 6029, 2718, 4242, 5555 and 8642) where our search ran out at that
-/// budget: with a larger budget
-/// we prove every one, mate at an OR root and mated at an AND root, with a verified PV. (One
-/// of seed 8123 is proven in 11 k nodes but its PV needs nodes re-proved after their
-/// children were evicted: see `pv.rs`.) Measured when they were collected: 100–745 k nodes
-/// at 16 MB, so the 1 M budget leaves room for search-order changes, not for a solver that
-/// cannot prove them. (Two misses of seed 5150 are left out, and the script says why.)
+/// budget: with a larger budget we prove every one, mate at an OR root and mated at an AND
+/// root, with a verified PV. (One of seed 8123 is proven in 11 k nodes but its PV needs
+/// nodes re-proved after their children were evicted: see `pv.rs`.) Measured when they
+/// were collected: 100–745 k nodes at 16 MB, so the 1 M budget leaves room for search-order
+/// changes, not for a solver that cannot prove them. (Two misses of seed 5150 are left out,
+/// and the script says why.)
 #[test]
 fn fresh_mates_cshogi_proves_are_proven_with_a_larger_budget() {
     let mut solver = Solver::new(16);
@@ -499,7 +499,7 @@ fn tsume_lengths_and_verdicts() {
 /// capped two plies shorter we never answer mate. Exercises the cap at its edge, where
 /// children past it fail without a visit (`expand.rs`, `past_cap`).
 #[test]
-fn a_cap_at_the_published_length_finds_the_mate_and_one_shorter_does_not() {
+fn a_cap_at_the_published_length_finds_the_mate_and_two_plies_less_does_not() {
     let mut solver = Solver::new(16);
     let mut checked = 0;
     for r in jsonl("mate/tsume.jsonl") {
