@@ -196,13 +196,10 @@ impl Searcher {
         match self.probe_within(bk ^ self.salt, hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
-            Probe::Unknown { .. } if self.past_cap(depth + 1, true) => {
+            Probe::Unknown { .. } | Probe::Miss { .. } if self.past_cap(depth + 1, true) => {
                 Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
             }
             Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-            Probe::Miss { .. } if self.past_cap(depth + 1, true) => {
-                Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
-            }
             Probe::Miss { pn, dn } => {
                 pos.do_move(e);
                 let c = self.leaf_or(pos, e, depth + 1, checks, (pn, dn));
