@@ -5,13 +5,17 @@
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates (ours
 //! count mate, mated and checkmated, as cshogi's count does), nodes, nodes/s, conflicts
-//! (each one listed with its SFEN), ratios); then criterion measures our solver. A
+//! (each one listed with its SFEN), ratios, and the time both spend on the positions that
+//! both run out of budget on, against the rest); then criterion measures our solver. A
 //! conflict where cshogi claims a mate we do not is audited by
 //! `benches/cshogi_line_audit.py`: a defence along cshogi's line that its search never
 //! tries (a non-promotion) and that its own search then finds no mate against.
 //! `MATE_BENCH_SUMMARY_ONLY=1` stops after the summary; `MATE_BENCH_NO_PEER=1` skips cshogi;
-//! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_SKIP_SEEDS=1` skips the seed
-//! positions of the summary; `MATE_TABLE_MB=1` sets the table size (default 16);
+//! `MATE_BENCH_NODES=10000` picks the summary budgets; `MATE_BENCH_REPEAT=3` runs each
+//! budget's pair of passes three times, one after the other, and prints the median ratio
+//! (cshogi's own time moves by a fifth between passes on a shared VM); `MATE_SKIP_SEEDS=1`
+//! skips the seed positions of the summary; `MATE_TABLE_MB=1` sets the table size (default
+//! 16);
 //! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
 //! costs and buys, see the README). `MATE_BENCH_MISSES=misses.sfen` appends the positions
@@ -66,7 +70,16 @@ fn positions() -> Vec<Position> {
         .collect()
 }
 
-fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
+/// One timed pass of our solver over `set`.
+struct OursRun {
+    seconds: f64,
+    results: Vec<MateResult>,
+    /// Seconds per position.
+    times: Vec<f64>,
+    nodes: u64,
+}
+
+fn run_ours(set: &mut [Position], nodes: u64) -> OursRun {
     let mut solver = solver();
     let lim = Limits {
         nodes,
@@ -75,14 +88,22 @@ fn run_ours(set: &mut [Position], nodes: u64) -> (f64, Vec<MateResult>, u64) {
         shorten: 1,
     };
     let start = Instant::now();
-    let mut out = Vec::with_capacity(set.len());
+    let mut results = Vec::with_capacity(set.len());
+    let mut times = Vec::with_capacity(set.len());
     let mut total = 0;
     for p in set.iter_mut() {
+        let t = Instant::now();
         let v = solver.solve(p, &lim).expect("bench positions are valid");
+        times.push(t.elapsed().as_secs_f64());
         total += v.nodes;
-        out.push(v.result);
+        results.push(v.result);
     }
-    (start.elapsed().as_secs_f64(), out, total)
+    OursRun {
+        seconds: start.elapsed().as_secs_f64(),
+        results,
+        times,
+        nodes: total,
+    }
 }
 
 fn run_peer(nodes: u64) -> Option<serde_json::Value> {
@@ -134,69 +155,126 @@ fn is_mate(r: MateResult) -> bool {
     )
 }
 
+/// One pass of ours and then cshogi at `nodes`: prints both, the ratio, the conflicts and
+/// (with `details`) the cshogi-only mates, and splits the time between the positions both
+/// solvers run out of budget on (there no solver can beat the other by more than its node
+/// rate) and the rest. Returns our positions/s over cshogi's, if the peer ran.
+fn compare(set: &mut [Position], nodes: u64, details: bool) -> Option<f64> {
+    let ours = run_ours(set, nodes);
+    let secs = ours.seconds;
+    let res = &ours.results;
+    let mates = res.iter().filter(|r| is_mate(**r)).count();
+    let unknown = res.iter().filter(|r| **r == MateResult::Unknown).count();
+    let pps = set.len() as f64 / secs;
+    println!(
+        "ours   @{nodes:>6}: {secs:7.2} s  {pps:8.1} pos/s  mates {mates}  unknown {unknown}  nodes {}  {:.2} M nodes/s",
+        ours.nodes,
+        ours.nodes as f64 / secs / 1e6
+    );
+    let peer = run_peer(nodes)?;
+    let psecs = peer["seconds"].as_f64().unwrap_or(f64::NAN);
+    let pm = peer["mates"].as_u64().unwrap_or(0);
+    let pn = peer["nodes"].as_u64().unwrap_or(0);
+    let pres = peer["results"].as_array().cloned().unwrap_or_default();
+    let ptimes: Vec<f64> = peer["times"]
+        .as_array()
+        .map(|a| a.iter().map(|t| t.as_f64().unwrap_or(0.0)).collect())
+        .unwrap_or_default();
+    let mut conflicts = 0;
+    let mut they_only = 0;
+    let mut misses = String::new();
+    let mut conflict_lines = String::new();
+    let mut false_mate_suspects = Vec::new();
+    // Positions both run out of budget on: count, our seconds, cshogi's seconds.
+    let mut both_out = (0, 0.0, 0.0);
+    for (i, ((r, p), pos)) in res.iter().zip(&pres).zip(set.iter()).enumerate() {
+        let pmate = p[0].as_bool().unwrap_or(false);
+        let pexh = p[1].as_bool().unwrap_or(true);
+        let ours_mate = is_mate(*r);
+        if (ours_mate && !pmate && !pexh) || (pmate && *r == MateResult::NoMate) {
+            conflicts += 1;
+            // Rare, and each one needs a look: say which position and who said what.
+            let theirs = if pmate { "mate" } else { "no mate" };
+            conflict_lines.push_str(&format!(
+                "conflict @{nodes:>6}: ours {r:?}, cshogi {theirs}: {}\n",
+                pos.to_sfen()
+            ));
+            if pmate {
+                false_mate_suspects.push(pos.to_sfen());
+            }
+        }
+        if pmate && !ours_mate {
+            they_only += 1;
+            misses.push_str(&format!("{}\t{nodes}\n", pos.to_sfen()));
+        }
+        if pexh && *r == MateResult::Unknown {
+            both_out.0 += 1;
+            both_out.1 += ours.times[i];
+            both_out.2 += ptimes.get(i).copied().unwrap_or(0.0);
+        }
+    }
+    if details {
+        if let Some(path) = std::env::var_os("MATE_BENCH_MISSES") {
+            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+            text.push_str(&misses);
+            std::fs::write(&path, text).expect("MATE_BENCH_MISSES file");
+        }
+    }
+    let ppps = set.len() as f64 / psecs;
+    println!(
+        "cshogi @{nodes:>6}: {psecs:7.2} s  {ppps:8.1} pos/s  mates {pm}  nodes {pn}  {:.2} M nodes/s",
+        pn as f64 / psecs / 1e6
+    );
+    let ratio = pps / ppps;
+    println!(
+        "ratio  @{nodes:>6}: {ratio:.2}x positions/s, mates {mates} vs {pm} (cshogi-only {they_only}), conflicts {conflicts}"
+    );
+    let (n, o, c) = both_out;
+    if ptimes.len() == set.len() && n > 0 {
+        println!(
+            "split  @{nodes:>6}: {n} positions out of budget for both: ours {o:.2} s, cshogi {c:.2} s ({:.2}x); the other {}: ours {:.2} s, cshogi {:.2} s ({:.2}x)",
+            c / o,
+            set.len() - n,
+            secs - o,
+            psecs - c,
+            (psecs - c) / (secs - o)
+        );
+    }
+    print!("{conflict_lines}");
+    if details {
+        for line in audit_cshogi_lines(nodes, &false_mate_suspects) {
+            println!("  cshogi line audit: {line}");
+        }
+    }
+    Some(ratio)
+}
+
 fn summary(set: &mut [Position]) {
     let budgets: Vec<u64> = std::env::var("MATE_BENCH_NODES")
         .ok()
         .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000]);
+    let repeat: usize = std::env::var("MATE_BENCH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     for nodes in budgets {
-        let (secs, res, total) = run_ours(set, nodes);
-        let mates = res.iter().filter(|r| is_mate(**r)).count();
-        let unknown = res.iter().filter(|r| **r == MateResult::Unknown).count();
-        let pps = set.len() as f64 / secs;
-        println!(
-            "ours   @{nodes:>6}: {secs:7.2} s  {pps:8.1} pos/s  mates {mates}  unknown {unknown}  nodes {total}  {:.2} M nodes/s",
-            total as f64 / secs / 1e6
-        );
-        if let Some(peer) = run_peer(nodes) {
-            let psecs = peer["seconds"].as_f64().unwrap_or(f64::NAN);
-            let pm = peer["mates"].as_u64().unwrap_or(0);
-            let pn = peer["nodes"].as_u64().unwrap_or(0);
-            let pres = peer["results"].as_array().cloned().unwrap_or_default();
-            let mut conflicts = 0;
-            let mut they_only = 0;
-            let mut misses = String::new();
-            let mut conflict_lines = String::new();
-            let mut false_mate_suspects = Vec::new();
-            for ((r, p), pos) in res.iter().zip(&pres).zip(set.iter()) {
-                let pmate = p[0].as_bool().unwrap_or(false);
-                let pexh = p[1].as_bool().unwrap_or(true);
-                let ours_mate = is_mate(*r);
-                if (ours_mate && !pmate && !pexh) || (pmate && *r == MateResult::NoMate) {
-                    conflicts += 1;
-                    // Rare, and each one needs a look: say which position and who said what.
-                    let theirs = if pmate { "mate" } else { "no mate" };
-                    conflict_lines.push_str(&format!(
-                        "conflict @{nodes:>6}: ours {r:?}, cshogi {theirs}: {}\n",
-                        pos.to_sfen()
-                    ));
-                    if pmate {
-                        false_mate_suspects.push(pos.to_sfen());
-                    }
-                }
-                if pmate && !ours_mate {
-                    they_only += 1;
-                    misses.push_str(&format!("{}\t{nodes}\n", pos.to_sfen()));
-                }
+        let mut ratios = Vec::new();
+        for pass in 0..repeat {
+            if let Some(r) = compare(set, nodes, pass == 0) {
+                ratios.push(r);
             }
-            if let Some(path) = std::env::var_os("MATE_BENCH_MISSES") {
-                let mut text = std::fs::read_to_string(&path).unwrap_or_default();
-                text.push_str(&misses);
-                std::fs::write(&path, text).expect("MATE_BENCH_MISSES file");
-            }
-            let ppps = set.len() as f64 / psecs;
+        }
+        if ratios.len() > 1 {
+            let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}x")).collect();
+            ratios.sort_by(f64::total_cmp);
             println!(
-                "cshogi @{nodes:>6}: {psecs:7.2} s  {ppps:8.1} pos/s  mates {pm}  nodes {pn}  {:.2} M nodes/s",
-                pn as f64 / psecs / 1e6
+                "ratio  @{nodes:>6}: {} passes, one after the other: {}; median {:.2}x",
+                ratios.len(),
+                shown.join(" "),
+                ratios[ratios.len() / 2]
             );
-            println!(
-                "ratio  @{nodes:>6}: {:.2}x positions/s, mates {mates} vs {pm} (cshogi-only {they_only}), conflicts {conflicts}",
-                pps / ppps
-            );
-            print!("{conflict_lines}");
-            for line in audit_cshogi_lines(nodes, &false_mate_suspects) {
-                println!("  cshogi line audit: {line}");
-            }
         }
     }
     for (name, sfen) in SEEDS
@@ -260,7 +338,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(20));
     for nodes in [10_000u64, 100_000] {
         g.bench_with_input(BenchmarkId::new("ours", nodes), &nodes, |b, &n| {
-            b.iter(|| run_ours(&mut set, n).2)
+            b.iter(|| run_ours(&mut set, n).nodes)
         });
     }
     g.finish();

@@ -3,7 +3,8 @@
 `search` when the side to move is not in check, `search_andnode` when it is.
 
 usage: mate_peer.py SFEN_FILE NODES  ->  one JSON object on stdout:
-{"nodes_budget", "seconds", "positions", "mates", "nodes", "results": [[mate(bool), exhausted(bool)], ...]}
+{"nodes_budget", "seconds", "positions", "mates", "nodes", "results": [[mate(bool), exhausted(bool)], ...],
+ "times": [seconds per position, ...]}
 `seconds` covers the solving loop only (boards are built before the clock starts)."""
 import json
 import sys
@@ -20,18 +21,22 @@ with open(path) as f:
             boards.append(cshogi.Board(line))
 dfpn = cshogi.DfPn(depth=1600, nodes=budget)
 results = []
+times = []
 mates = 0
 total_nodes = 0
 start = time.perf_counter()
 for b in boards:
+    t = time.perf_counter()
     if b.is_check():
         m = dfpn.search_andnode(b)
     else:
         m = dfpn.search(b)
+    times.append(time.perf_counter() - t)
     n = dfpn.searched_node
     total_nodes += n
     mates += bool(m)
     results.append([bool(m), n >= budget])
 seconds = time.perf_counter() - start
 print(json.dumps({"nodes_budget": budget, "seconds": seconds, "positions": len(boards),
-                  "mates": mates, "nodes": total_nodes, "results": results}))
+                  "mates": mates, "nodes": total_nodes, "results": results,
+                  "times": times}))
