@@ -157,8 +157,9 @@ fn is_mate(r: MateResult) -> bool {
 
 /// One pass of ours and then cshogi at `nodes`: prints both, the ratio, the conflicts and
 /// (with `details`) the cshogi-only mates, and splits the time between the positions both
-/// solvers run out of budget on (there no solver can beat the other by more than its node
-/// rate) and the rest. Returns our positions/s over cshogi's, if the peer ran.
+/// solvers run out of budget on (both visit the same number of nodes there, so the ratio
+/// there is the ratio of node rates) and the rest. Returns our positions/s over cshogi's,
+/// if the peer ran.
 fn compare(set: &mut [Position], nodes: u64, details: bool) -> Option<f64> {
     let ours = run_ours(set, nodes);
     let secs = ours.seconds;
