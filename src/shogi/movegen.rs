@@ -216,26 +216,31 @@ fn push_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
 /// Whether dropping a pawn of the side to move on `to` (the square in front of the enemy
 /// king, empty) would checkmate: no enemy piece can take it (the king only where `to` is not
 /// defended) and the king has no other flight. Interposition is impossible: the check is
-/// adjacent.
+/// adjacent. The king taking an undefended pawn, the likeliest answer, is tested first.
 pub fn is_pawn_drop_mate(pos: &Position, to: Square) -> bool {
     let us = pos.side_to_move();
     let them = us.flip();
     let eksq = pos.king_square(them);
     let occ = pos.occupied().with(to);
+    let occ_no_king = occ.without(eksq);
+    if !super::mate1::is_attacked(pos, us, to, occ_no_king) {
+        return false;
+    }
     // Capture by a non-king piece that is free to move to `to`. Pins are computed without
     // the new pawn; adding a piece can only release pins, and a piece it releases stands on
     // the king's file beyond `to`, so its capture stays on its pin line anyway.
-    let pinned = pos.pinned(them);
     let capturers = pos.attackers_to(them, to, occ).without(eksq);
-    for c in capturers {
-        if !pinned.has(c) || attacks::line(eksq, c).has(to) {
-            return false;
+    if capturers.is_nonempty() {
+        let pinned = pos.pinned(them);
+        for c in capturers {
+            if !pinned.has(c) || attacks::line(eksq, c).has(to) {
+                return false;
+            }
         }
     }
-    // King flights, capture of the pawn included.
-    let occ_no_king = occ.without(eksq);
-    for s in attacks::king(eksq).and_not(pos.pieces_of(them)) {
-        if pos.attackers_to(us, s, occ_no_king).is_empty() {
+    // Other king flights (the pawn itself attacks none of them).
+    for s in attacks::king(eksq).and_not(pos.pieces_of(them)).without(to) {
+        if !super::mate1::is_attacked(pos, us, s, occ_no_king) {
             return false;
         }
     }
