@@ -8,7 +8,7 @@ usage (from the repo root, needs cshogi from PyPI):
     MATE_BENCH_FILE=fresh7331.sfen MATE_BENCH_MISSES=misses7331.txt MATE_BENCH_SUMMARY_ONLY=1 \\
         cargo bench --bench mate
     (the same for seeds 2611 and 9001, 30000 positions each, 5150, 20000, 8123 and 3907,
-    15000 each, and 4711, 1357, 6029, 2718, 4242, 5555 and 8642, 8000 each)
+    15000 each, and 4711, 1357, 6029, 2718, 4242, 5555, 8642 and 9753, 8000 each)
     python3 tests/data/mate/fresh_misses.py 7331 fresh7331.sfen misses7331.txt \\
         2611 fresh2611.sfen misses2611.txt 9001 fresh9001.sfen misses9001.txt \\
         5150 fresh5150.sfen misses5150.txt 8123 fresh8123.sfen misses8123.txt \\
@@ -16,6 +16,7 @@ usage (from the repo root, needs cshogi from PyPI):
         1357 fresh1357.sfen misses1357.txt 6029 fresh6029.sfen misses6029.txt \\
         2718 fresh2718.sfen misses2718.txt 4242 fresh4242.sfen misses4242.txt \\
         5555 fresh5555.sfen misses5555.txt 8642 fresh8642.sfen misses8642.txt \\
+        9753 fresh9753.sfen misses9753.txt \\
         > tests/data/mate/fresh_misses.jsonl
 
 A misses file holds `SFEN<TAB>budget` lines; only the 100,000-node ones are used. Each row:
