@@ -1,12 +1,12 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 //! Cost per position of the entering-king code on the 20,000 corpus positions: the seed-004
-//! scan (attack map + scan, both kings; and the scan alone given the map), the declaration
-//! check, and, for scale, decoding one 32-byte PackedSfen record (`codec::psfen`, the records
-//! made by encoding the same positions) and parsing one SFEN; also the repetition history
-//! push and the mirror-aware dedup key. Criterion reports time per pass over all positions
-//! with `Throughput::Elements`, so "elem/s" is positions per second; the `_hot` variants loop
-//! 40 times over 500 positions that stay in cache, as in the pipeline where the position was
-//! just decoded.
+//! (docs/references.md) scan (attack map + scan, both kings; and the scan alone given the
+//! map), the declaration check, and, for scale, decoding one 32-byte PackedSfen record
+//! (`codec::psfen`, the records made by encoding the same positions) and parsing one SFEN;
+//! also the repetition history push and the mirror-aware dedup key. Criterion reports time
+//! per pass over all positions with `Throughput::Elements`, so "elem/s" is positions per
+//! second; the `_hot` variants loop 40 times over 500 positions that stay in cache, as in
+//! the pipeline where the position was just decoded.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use posfilter::codec::psfen::{decode_psfen, encode_psfen};

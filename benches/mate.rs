@@ -1,7 +1,7 @@
 //! Mate-solver benchmark: our solver and cshogi's DfPn (benches/mate_peer.py, pip cshogi
 //! 1.1.0) on the same 2,000 positions (benches/data/dfpn_bench.sfen) in the same run, at
-//! 10,000 and 100,000 nodes; the seed-003 positions; table clearing by generation vs
-//! zeroing.
+//! 10,000 and 100,000 nodes; the seed-003 positions (docs/references.md); table clearing by
+//! generation vs zeroing.
 //!
 //! First a side-by-side summary is printed (one timed pass each: positions/s, mates (ours
 //! count mate, mated and checkmated, as cshogi's count does), nodes, nodes/s, conflicts
@@ -18,9 +18,9 @@
 //! 16);
 //! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
-//! costs and buys, see the README). `MATE_BENCH_MISSES=misses.sfen` appends the positions
-//! cshogi proves and we do not to that file, one SFEN per line with the budget after a tab
-//! (to study them with `posfilter mate`).
+//! costs and buys, see docs/experiments.md). `MATE_BENCH_MISSES=misses.sfen` appends the
+//! positions cshogi proves and we do not to that file, one SFEN per line with the budget
+//! after a tab (to study them with `posfilter mate`).
 
 use criterion::{BenchmarkId, Criterion};
 use posfilter::codec::text::parse_sfen_line;

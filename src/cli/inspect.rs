@@ -36,7 +36,7 @@ struct Stats {
     tail: Option<serde_json::Value>,
     /// Why the rest of the file could not be read (a broken .zst stream).
     unreadable: Option<String>,
-    /// Entering-king open paths (seed 004) of both kings.
+    /// Entering-king open paths (seed 004, docs/references.md) of both kings.
     open_path: OpenPathStats,
 }
 

@@ -1,6 +1,6 @@
 //! Per-position decisions: what happens to one record, and why.
 //!
-//! # Stage order (DESIGN.md)
+//! # Stage order (docs/references.md, "Stage order")
 //! `validity → repetition → declaration → terminal / mate → dedup`. The first stage that
 //! decides ends the record's way through the filter ([`Stage::ORDER`]):
 //! 1. **validity**: a record that does not decode or decodes to an impossible position is
@@ -39,7 +39,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why a position is dropped. The serde names are the keys of `report.json`'s
-/// `records.dropped` and the `decision` of audit lines (DESIGN.md).
+/// `records.dropped` and the `decision` of audit lines (docs/references.md, "Decision
+/// names").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DropReason {

@@ -1,5 +1,5 @@
 //! Repetition (千日手) against the full history of a game: exact and inferior repetitions
-//! (seeds 000, 001) and perpetual check.
+//! (seeds 000, 001: docs/references.md) and perpetual check.
 //!
 //! A [`GameHistory`] holds every position of one game so far, oldest first, as
 //! [`HistoryEntry`]s (board key = board + side to move, both hands, in-check flag). Pushing a
@@ -148,7 +148,8 @@ impl RepetitionScan {
 pub enum RepetitionKind {
     /// Same board, side and hands as an earlier position.
     Exact,
-    /// Same board and side, the side to move holding strictly less (seed 000).
+    /// Same board and side, the side to move holding strictly less (seed 000,
+    /// docs/references.md).
     Inferior,
 }
 

@@ -176,7 +176,8 @@ mod tests {
         let cache = VerdictCache::new(1).expect("1 MiB");
         let mut solver = Solver::new(4);
         let lim = limits(100_000);
-        // Seed 003's 15-ply mate (thousands of nodes) and a quiet start position.
+        // Seed 003's 15-ply mate (docs/references.md; thousands of nodes) and a quiet start
+        // position.
         let mut mate = Position::from_sfen(
             "1n1g3+Pl/k1p1s4/1ng5p/pSP1p1pp1/1n3p3/P1K3P1P/1P7/9/L1G5L b 2R2BG2SL5Pn 161",
         )

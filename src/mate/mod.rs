@@ -9,7 +9,8 @@
 //!
 //! # Design
 //! - `search.rs`: df-pn with local expansion; the exact 1-ply mate test is part of every OR
-//!   expansion and the 2-ply test part of every AND expansion (seed 003).
+//!   expansion and the 2-ply test part of every AND expansion (seed 003,
+//!   docs/references.md).
 //! - `table.rs` / `entry.rs`: one fixed-size table per solver, clusters by board key,
 //!   entries keyed by the attacker's hand, dominance on lookup, replacement that keeps
 //!   final and expensive entries, O(1) clearing by generation.

@@ -1,16 +1,16 @@
 //! Principal variation: extraction from the table and replay verification.
 //!
 //! Extraction first evaluates the table's proof tree (`Lines`): the attacker plays a
-//! checking move that mates at once or else the proven child with the shortest stored
-//! proof (the next one if that child's line cannot be completed), and the defender plays
-//! the evasion whose *evaluated* line is the longest. For a fixed attacker policy the
-//! longest defence is at least the shortest mate, so the PV is never shorter than the
-//! shortest mate (stored lengths alone can be stale: a child proved again later through a
-//! transposition keeps its parent's old length, and a defender choosing by them once
-//! reported a 21-ply line for the 25-ply seed 003d). The evaluation is memoised per position
-//! and limited to [`LINES_BUDGET`] positions. A proven OR node none of whose children is
-//! proven in the table any more (evicted: entries of one board share a cluster) is proven
-//! again with a small budget, at most [`MAX_REPROVED`] times per extraction.
+//! checking move that mates at once or else the proven child with the shortest stored proof
+//! (the next one if that child's line cannot be completed), and the defender plays the
+//! evasion whose *evaluated* line is the longest. For a fixed attacker policy the longest
+//! defence is at least the shortest mate, so the PV is never shorter than the shortest mate
+//! (stored lengths alone can be stale: a child proved again later through a transposition
+//! keeps its parent's old length, and a defender choosing by them once reported a 21-ply
+//! line for the 25-ply seed 003d, docs/references.md). The evaluation is memoised per
+//! position and limited to [`LINES_BUDGET`] positions. A proven OR node none of whose
+//! children is proven in the table any more (evicted: entries of one board share a cluster)
+//! is proven again with a small budget, at most [`MAX_REPROVED`] times per extraction.
 //!
 //! When it fails (budget, evicted children) the greedy walk takes over: at OR nodes a
 //! checking move that mates at once or else the proven child with the shortest stored

@@ -13,13 +13,13 @@
 //!   checkmate, so the exact 1-ply mate test is part of the expansion; else the child
 //!   starts at `pn` = that count, `dn` = 1. Children are looked up by keys computed
 //!   without playing the move (`Position::keys_after`); only misses are played.
-//! - AND node (the 2-ply test of seed 003): every evasion is played and the attacker's
-//!   checks are generated; none = disproof (stored, it is path-independent); a mate in 1
-//!   by a contact check (destination next to the king, decided without playing it by
-//!   `mate1::contact_mate`) = proof (stored); else `pn` = 1, `dn` = the number of checks
-//!   capped at 16 (about what the node's dn becomes once expanded). Distant-check mates
-//!   are left to the exact test of the OR expansion: testing every check here cost 20%
-//!   more time on the bench set for no fewer nodes, because the OR expansion already
+//! - AND node (the 2-ply test of seed 003, docs/references.md): every evasion is played and
+//!   the attacker's checks are generated; none = disproof (stored, it is path-independent);
+//!   a mate in 1 by a contact check (destination next to the king, decided without playing
+//!   it by `mate1::contact_mate`) = proof (stored); else `pn` = 1, `dn` = the number of
+//!   checks capped at 16 (about what the node's dn becomes once expanded). Distant-check
+//!   mates are left to the exact test of the OR expansion: testing every check here cost
+//!   20% more time on the bench set for no fewer nodes, because the OR expansion already
 //!   finds every mate in 1.
 //! - Both kinds of new child take the larger of these numbers and the floors the table
 //!   gives from unknown entries of the same board with a dominating hand (`table.rs`).

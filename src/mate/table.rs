@@ -3,7 +3,7 @@
 //! Fixed size (given in MB), one per solver, no locks. Clusters of [`CLUSTER`] entries are
 //! addressed by the salted board key (`mul_hi(key, clusters)`, so any size works); every
 //! entry stores the attacker's hand, so positions that differ only in hands share a
-//! cluster and dominance (seeds 000, 003) is a scan of one cluster:
+//! cluster and dominance (seeds 000, 003: docs/references.md) is a scan of one cluster:
 //! - a proven entry whose proof hand is contained in our attacker hand proves our node;
 //! - a disproven entry whose disproof hand contains our attacker hand disproves it;
 //! - an unknown entry answers for the exact same hand; for other hands it only gives a

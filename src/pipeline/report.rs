@@ -1,7 +1,8 @@
 //! report.json and the end-of-run summary table.
 //!
 //! # Contract
-//! report.json carries at least the keys DESIGN.md names, because other tools read them:
+//! report.json carries at least the keys of the output contract (docs/references.md,
+//! "Output contract"), because other tools read them:
 //! `records.{input, kept, rejected, dropped.{checkmated, no_legal_moves, mate, mated,
 //! repetition, declaration, duplicate}}`, `unknown`, `nodes`, `seconds`,
 //! `positions_per_second`, `threads`, `config`. Extra keys may be added, never removed.
@@ -11,7 +12,7 @@ use indicatif::HumanCount;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Dropped records per reason (the DESIGN.md names).
+/// Dropped records per reason (the decision names of docs/references.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dropped {
     /// In check with no legal move.

@@ -4,7 +4,7 @@
 //! Bit `i` is square index `i` (file-major, see [`Square`]); bits 81..128 are always zero.
 //! Every constructor and operator keeps them zero (`!` masks with [`Bitboard::ALL`]).
 //! File `f` occupies the contiguous bits `9f..9f+9`, which is what makes the pawn-file
-//! tricks in [`Bitboard::pawn_free_files`] possible (seed 002).
+//! tricks in [`Bitboard::pawn_free_files`] possible (seed 002, docs/references.md).
 //!
 //! A plain `u128` was chosen over a pair of `u64` halves: rustc lowers `u128` operations to
 //! pairs of 64-bit instructions already, and `trailing_zeros` / `leading_zeros` on `u128`
@@ -170,9 +170,10 @@ impl Bitboard {
         Bitboard(mask)
     }
 
-    /// Squares on files that hold none of the pawns in `pawns` (seed 002): a pawn anywhere
-    /// in a 9-bit file carries into that file's bit 9 when 0x1ff is added per file, which is
-    /// then spread back over the file. No per-square loop.
+    /// Squares on files that hold none of the pawns in `pawns` (seed 002,
+    /// docs/references.md): a pawn anywhere in a 9-bit file carries into that file's bit 9
+    /// when 0x1ff is added per file, which is then spread back over the file. No per-square
+    /// loop.
     #[inline(always)]
     pub const fn pawn_free_files(pawns: Bitboard) -> Bitboard {
         // Per file: (x + 0x1ff) sets bit 9 of the file iff x != 0. Fields are 9 bits wide and

@@ -1,4 +1,5 @@
-//! Entering king (入玉): the declaration rules and the seed-004 open-path scan. No I/O.
+//! Entering king (入玉): the declaration rules and the seed-004 open-path scan
+//! (docs/references.md). No I/O.
 //!
 //! # Declaration (入玉宣言)
 //! The side to move may declare a win when all of these hold:
@@ -265,8 +266,8 @@ pub const fn gather_rank(bb: Bitboard, rank: u8) -> u16 {
     ((spaced.wrapping_mul(MAGIC) >> 64) & 0x1ff) as u16
 }
 
-/// The seed-004 scan for `color`'s king, computing the opponent's attack map first. Works
-/// for either side, whoever is to move.
+/// The seed-004 scan (docs/references.md) for `color`'s king, computing the opponent's
+/// attack map first. Works for either side, whoever is to move.
 #[inline]
 pub fn entering_path(pos: &Position, color: Color) -> EnteringPath {
     let king = pos.king_square(color);
@@ -281,8 +282,8 @@ pub fn entering_path(pos: &Position, color: Color) -> EnteringPath {
     entering_path_with(pos, color, attacked)
 }
 
-/// The seed-004 scan for `color`'s king given the squares the opponent attacks (computed
-/// with that king removed from the occupancy, see the module doc).
+/// The seed-004 scan (docs/references.md) for `color`'s king given the squares the opponent
+/// attacks (computed with that king removed from the occupancy, see the module doc).
 #[inline]
 pub fn entering_path_with(pos: &Position, color: Color, attacked: Bitboard) -> EnteringPath {
     let king = pos.king_square(color);

@@ -1,4 +1,4 @@
-//! [`Hand`]: the pieces one side holds, packed into a `u32` (seed 000).
+//! [`Hand`]: the pieces one side holds, packed into a `u32` (seed 000, docs/references.md).
 //!
 //! # Layout
 //! ```text
@@ -38,7 +38,7 @@ const fn build_bit_mask() -> u32 {
 
 /// All count bits of every field.
 pub const HAND_BIT_MASK: u32 = build_bit_mask();
-/// The spare bit just above every field (seed 000's formula).
+/// The spare bit just above every field (seed 000's formula, docs/references.md).
 pub const HAND_BORROW_MASK: u32 = (HAND_BIT_MASK << 1) & !HAND_BIT_MASK;
 
 /// How two hands compare, kind by kind. "Not superior" is *not* "inferior": two hands where

@@ -10,7 +10,7 @@
 //!   not on the last rank, knights not on the last two.
 //! - Pawn-drop mate (打ち歩詰め) is illegal. It can only be a drop on the one square in
 //!   front of the enemy king, so the generator tests that one candidate when it appears
-//!   ([`is_pawn_drop_mate`]), not every drop (seed 002).
+//!   ([`is_pawn_drop_mate`]), not every drop (seed 002, docs/references.md).
 //! - Pins: a pinned piece moves only along the line through its king.
 //!
 //! Generation never allocates; moves go into a [`MoveList`].

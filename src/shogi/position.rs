@@ -179,7 +179,7 @@ impl Position {
             | self.by_type[PieceType::ProSilver.index()]
     }
 
-    /// Board key: board and side to move (seed 000).
+    /// Board key: board and side to move (seed 000, docs/references.md).
     #[inline(always)]
     pub fn board_key(&self) -> u64 {
         self.board_key

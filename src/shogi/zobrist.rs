@@ -1,4 +1,5 @@
-//! Zobrist keys (seeds 000, 001), generated at compile time from a fixed seed.
+//! Zobrist keys (seeds 000, 001: docs/references.md), generated at compile time from a
+//! fixed seed.
 //!
 //! - The **board key** covers the pieces on the board and the side to move.
 //! - The **hand key** covers both hands: for each side and kind, the key of the current count

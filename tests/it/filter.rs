@@ -1,7 +1,8 @@
 //! The per-position filter layer (src/filter, src/shogi/declaration.rs) against independent
-//! truth: cshogi's declaration results and our Python labels on all 20,000 corpus positions,
-//! a breadth-first reference for the seed-004 scan, a history scan written in Python for
-//! repetition, cshogi `is_draw` for perpetual check, and hand-built edge cases.
+//! truth: cshogi's declaration results and our Python labels on all 20,000 corpus
+//! positions, a breadth-first reference for the seed-004 scan (docs/references.md), a
+//! history scan written in Python for repetition, cshogi `is_draw` for perpetual check, and
+//! hand-built edge cases.
 //!
 //! Data: tests/data/filter/labels_filter.jsonl.zst (the fields of the corpus labels these
 //! tests need, with the SFEN) and startpos.usi.zst (the game history of each position).

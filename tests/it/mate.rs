@@ -1,6 +1,7 @@
 //! The mate solver against independent truth: cshogi's DfPn labels (tests/data/mate,
 //! extracted from the corpus labels), brute-force mate-in-1 labels, our own brute-force
-//! mate-in-≤3 search, the tsume problems with known lengths and the seed-003 positions.
+//! mate-in-≤3 search, the tsume problems with known lengths and the seed-003 positions
+//! (docs/references.md).
 //!
 //! Conflicts are counted in both directions; a conflict where we claim a mate the oracle
 //! disproved, or any PV that fails verification, fails the test.

@@ -282,8 +282,9 @@ fn leaf_dn(checks: usize) -> PnDn {
     (checks as PnDn).min(LEAF_DN_CAP)
 }
 
-/// Cap of [`leaf_dn`]. Measured on the bench set together with the OR children's `pn` =
-/// the full evasion-class count (it was half the count, with a cap of 4): caps 4 / 8 / 16
-/// / 32 leave 114 / 111 / 107 / 108 unknowns at 10k nodes and 36 / 34 / 33 / 33 at 100k;
-/// 16 proves the most mates at 10k (261), and 32 makes seed 003a three times dearer.
+/// Cap of [`leaf_dn`]. Measured on the bench set together with the OR children's `pn` = the
+/// full evasion-class count (it was half the count, with a cap of 4): caps 4 / 8 / 16 / 32
+/// leave 114 / 111 / 107 / 108 unknowns at 10k nodes and 36 / 34 / 33 / 33 at 100k; 16
+/// proves the most mates at 10k (261), and 32 makes seed 003a (docs/references.md) three
+/// times dearer.
 const LEAF_DN_CAP: PnDn = 16;

@@ -1,5 +1,5 @@
-//! Entering king: declaration against cshogi and our Python count, the seed-004 scan against
-//! a breadth-first search, and hand-built edge cases.
+//! Entering king: declaration against cshogi and our Python count, the seed-004 scan
+//! (docs/references.md) against a breadth-first search, and hand-built edge cases.
 
 use super::{labels, positions, sfen};
 use posfilter::filter::{

@@ -188,8 +188,9 @@ fn four_move_cycle_is_an_exact_repetition() {
 
 #[test]
 fn cycle_that_costs_a_pawn_is_inferior() {
-    // Seed 000: Black drops a pawn, White's gold takes it and walks home round 4c-4b while
-    // Black's king goes 4h-4i-5i: the same board and side, Black one pawn short.
+    // Seed 000 (docs/references.md): Black drops a pawn, White's gold takes it and walks
+    // home round 4c-4b while Black's king goes 4h-4i-5i: the same board and side, Black one
+    // pawn short.
     let start = "4k4/4g4/9/9/9/9/9/9/4K4 b P 1";
     let mut pos = sfen(start);
     let mut h = GameHistory::new();

@@ -82,9 +82,9 @@ fn replay(line: &str) -> Vec<Position> {
 
 #[test]
 fn repetition_from_real_move_sequences_in_usi_and_psv() {
-    // A four-move cycle back to the start position (exact), and seed 000's cycle that leaves
-    // the side to move a pawn short (inferior): drop with check, king takes, both kings
-    // step away and back.
+    // A four-move cycle back to the start position (exact), and seed 000's cycle
+    // (docs/references.md) that leaves the side to move a pawn short (inferior): drop with
+    // check, king takes, both kings step away and back.
     let exact = "startpos moves 2h3h 8b7b 3h2h 7b8b";
     let inferior = "sfen 4k4/9/9/9/9/9/9/9/4K4 b P 1 moves P*5b 5a5b 5i4i 5b4b 4i5i 4b5a";
     let dir = TempDir::new("repetition");

@@ -36,7 +36,7 @@ fn one_and_two_threads_write_identical_bytes() {
     let r = report(&o2);
     assert_eq!(reconciles(&r), 1500 + 3012);
     assert_eq!(r["threads"], 2);
-    // The keys DESIGN.md promises to other tools.
+    // The keys the output contract promises to other tools (docs/references.md).
     for key in [
         "unknown",
         "nodes",

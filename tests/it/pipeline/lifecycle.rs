@@ -52,12 +52,13 @@ fn a_rerun_replaces_the_previous_output_and_never_its_own_input() {
     same_outputs(&out, &fresh, &[]);
 }
 
-/// DESIGN.md: "a run that is killed leaves no file that looks complete but is not, and
-/// running it again produces the same output". A run is killed (SIGKILL, no chance to clean
-/// up) once it has finished two shards: every file it left under a final name (its
-/// checkpoint, resume.json and resume.dedup, aside: see `resume.rs`) must be byte-identical
-/// to that file of an uninterrupted run, manifest.json must be absent, and the rerun into
-/// the same directory must equal the uninterrupted run file for file.
+/// The output contract (docs/references.md): "a run that is killed leaves no file that
+/// looks complete but is not, and running it again produces the same output". A run is
+/// killed (SIGKILL, no chance to clean up) once it has finished two shards: every file it
+/// left under a final name (its checkpoint, resume.json and resume.dedup, aside: see
+/// `resume.rs`) must be byte-identical to that file of an uninterrupted run, manifest.json
+/// must be absent, and the rerun into the same directory must equal the uninterrupted run
+/// file for file.
 #[test]
 fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     // Debug builds solve about 10x slower; either way the run lasts seconds, not the
