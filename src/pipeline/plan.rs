@@ -10,7 +10,7 @@
 use super::config::{Compression, Config};
 use super::preflight;
 use super::previous::PreviousOutput;
-use super::settings::{self, Settings};
+use super::settings::Settings;
 use super::PipelineError;
 use crate::io::input::{self, Detection};
 use indicatif::{BinaryBytes, HumanCount};
@@ -63,7 +63,7 @@ impl Plan {
                 dir: out_dir.display().to_string(),
             });
         }
-        let explicit = settings::format_of(config.raw.input.format);
+        let explicit = config.raw.input.format.format();
         let detections = paths
             .iter()
             .map(|p| input::detect(p, explicit))
