@@ -8,10 +8,10 @@
 //!   was recognised, and none is among the previous output files the run would replace.
 
 use super::config::{Compression, Config};
+use super::error::PipelineError;
 use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
-use super::PipelineError;
 use crate::io::input::{self, Detection};
 use indicatif::{BinaryBytes, HumanCount};
 use std::fmt::Write as _;
