@@ -17,14 +17,11 @@
 //! 36     gameResult u8 (Black's view: 0 draw, 1 Black won, 2 White won)   37 dummy
 //! ```
 
+use super::format::CodecError;
 use super::packed::{self, make_scheme, Scheme};
-use super::CodecError;
 use crate::shogi::Position;
 
-/// Bytes in a HuffmanCodedPos record.
-pub const HCP_SIZE: usize = 32;
-/// Bytes in a HuffmanCodedPosAndEval record.
-pub const HCPE_SIZE: usize = 38;
+pub use super::format::{HCPE_SIZE, HCP_SIZE};
 
 const _: () = assert!(HCPE_SIZE == HCP_SIZE + 2 + 2 + 1 + 1);
 

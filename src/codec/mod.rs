@@ -12,6 +12,9 @@
 //! | `hcpe`  | 38 B dlshogi HuffmanCodedPosAndEval | [`hcp`] |
 //!
 //! # Contract
+//! The vocabulary every format module shares ([`Format`], [`CodecError`], record sizes)
+//! lives in `format.rs`, which depends on none of them.
+//!
 //! - [`decode`] takes the bytes of exactly one record (a text line without its newline; a
 //!   trailing `\r` is ignored) and never panics. It returns a position that passes
 //!   [`Position::validate`], or a [`CodecError`] saying why not.
@@ -25,200 +28,19 @@
 //!   (byte-exact with cshogi for PackedSfen and HCP).
 
 pub mod bits;
+mod format;
 pub mod hcp;
 mod packed;
 pub mod psfen;
 mod teacher;
 pub mod text;
 
-use crate::shogi::{Color, Invalid, PieceType, Position, SfenError};
-use std::fmt;
-use std::str::FromStr;
-use thiserror::Error;
+use crate::shogi::Position;
+use format::fixed;
 
+pub use format::{CodecError, Format, FormatChoice, Framing, UnknownFormat};
 pub use teacher::{decode_move_field, teacher_fields, GameResult, MoveEncoding, TeacherFields};
 pub use text::{History, PlyState};
-
-/// A record format. Its name (`psv`, …) is its text form everywhere (CLI, config, JSON).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// One SFEN per line.
-    Sfen,
-    /// One USI position line per record (`startpos moves …`); the record is the final position.
-    Usi,
-    /// YaneuraOu PackedSfen, 32 bytes.
-    Psfen,
-    /// YaneuraOu PackedSfenValue, 40 bytes.
-    Psv,
-    /// Apery / dlshogi HuffmanCodedPos, 32 bytes.
-    Hcp,
-    /// dlshogi HuffmanCodedPosAndEval, 38 bytes.
-    Hcpe,
-}
-
-impl Format {
-    /// Every format.
-    pub const ALL: [Format; 6] = [
-        Format::Sfen,
-        Format::Usi,
-        Format::Psfen,
-        Format::Psv,
-        Format::Hcp,
-        Format::Hcpe,
-    ];
-    /// The binary formats.
-    pub const BINARY: [Format; 4] = [Format::Psfen, Format::Psv, Format::Hcp, Format::Hcpe];
-
-    /// The format's name, also its file extension: `sfen`, `usi`, `psfen`, `psv`, `hcp`, `hcpe`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Format::Sfen => "sfen",
-            Format::Usi => "usi",
-            Format::Psfen => "psfen",
-            Format::Psv => "psv",
-            Format::Hcp => "hcp",
-            Format::Hcpe => "hcpe",
-        }
-    }
-
-    /// File extension (without the dot), the same as the name.
-    pub const fn extension(self) -> &'static str {
-        self.name()
-    }
-
-    /// Bytes per record for the binary formats; `None` for the line formats.
-    pub const fn record_size(self) -> Option<usize> {
-        match self {
-            Format::Sfen | Format::Usi => None,
-            Format::Psfen => Some(psfen::PSFEN_SIZE),
-            Format::Psv => Some(psfen::PSV_SIZE),
-            Format::Hcp => Some(hcp::HCP_SIZE),
-            Format::Hcpe => Some(hcp::HCPE_SIZE),
-        }
-    }
-
-    /// Whether records are text lines.
-    pub const fn is_text(self) -> bool {
-        self.record_size().is_none()
-    }
-
-    /// Whether records carry teacher fields (score, move, result).
-    pub const fn has_teacher_fields(self) -> bool {
-        matches!(self, Format::Psv | Format::Hcpe)
-    }
-
-    /// The format whose extension is `ext` (case-insensitive; `packedsfen` / `bin` aliases
-    /// are not guessed).
-    pub fn from_extension(ext: &str) -> Option<Format> {
-        ext.parse().ok()
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An unknown format name.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("unknown format {0:?} (expected one of sfen, usi, psfen, psv, hcp, hcpe)")]
-pub struct UnknownFormat(pub String);
-
-impl FromStr for Format {
-    type Err = UnknownFormat;
-    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
-        let lower = s.trim().to_ascii_lowercase();
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == lower)
-            .ok_or_else(|| UnknownFormat(s.to_string()))
-    }
-}
-
-/// Why a record could not be decoded or a position not encoded.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-pub enum CodecError {
-    /// The record has the wrong number of bytes (a truncated tail of a file).
-    #[error("record is {got} bytes, {format} needs {need}")]
-    Length {
-        /// The format.
-        format: Format,
-        /// Bytes present.
-        got: usize,
-        /// Bytes required.
-        need: usize,
-    },
-    /// A king square field is 81 or more.
-    #[error("{color:?} king square field is {value} (must be < 81)")]
-    KingSquare {
-        /// Whose king.
-        color: Color,
-        /// The field's value.
-        value: usize,
-    },
-    /// Both kings on one square.
-    #[error("both kings on square index {0}")]
-    KingsCollide(usize),
-    /// No code of the format starts at this bit.
-    #[error("no piece code starts at bit {bit}")]
-    BadCode {
-        /// Bit position in the 256-bit stream.
-        bit: usize,
-    },
-    /// The codes run past bit 256 (while reading the board, or the last hand code).
-    #[error("piece codes run past bit 256{}", .square.map(|s| format!(" at square index {s}")).unwrap_or_default())]
-    Overrun {
-        /// The square being read, if on the board.
-        square: Option<usize>,
-    },
-    /// Board, hands and box do not hold exactly the full set of a kind.
-    #[error("{count} pieces of kind {kind:?} on board, in hands and box (a set has {})", kind.max_count())]
-    Inventory {
-        /// The unpromoted kind.
-        kind: PieceType,
-        /// How many were found.
-        count: u32,
-    },
-    /// The pieces form an impossible position.
-    #[error("impossible position: {0}")]
-    Invalid(#[from] Invalid),
-    /// An SFEN text does not parse.
-    #[error("bad SFEN: {0}")]
-    Sfen(#[from] SfenError),
-    /// A USI line does not parse or replay.
-    #[error("USI line, {what}")]
-    Usi {
-        /// What is wrong (and at which move).
-        what: String,
-    },
-    /// A text record is not UTF-8 or is empty.
-    #[error("text record: {0}")]
-    Text(String),
-    /// The position cannot be written in the requested format.
-    #[error("cannot encode: {0}")]
-    Unrepresentable(String),
-}
-
-impl CodecError {
-    /// A short stable name of the error kind (for statistics and JSON).
-    pub fn code(&self) -> &'static str {
-        match self {
-            CodecError::Length { .. } => "length",
-            CodecError::KingSquare { .. } => "king_square",
-            CodecError::KingsCollide(_) => "kings_collide",
-            CodecError::BadCode { .. } => "bad_code",
-            CodecError::Overrun { .. } => "overrun",
-            CodecError::Inventory { .. } => "inventory",
-            CodecError::Invalid(_) => "invalid_position",
-            CodecError::Sfen(_) => "sfen",
-            CodecError::Usi { .. } => "usi",
-            CodecError::Text(_) => "text",
-            CodecError::Unrepresentable(_) => "unrepresentable",
-        }
-    }
-}
 
 /// One decoded record.
 #[derive(Clone, Debug)]
@@ -391,24 +213,6 @@ pub fn decode_positions_into(
             decode_position_into(format, bytes[1], pb),
         ],
     }
-}
-
-/// The first `N` bytes of a record after checking its exact length.
-#[inline(always)]
-pub(crate) fn fixed<const N: usize>(format: Format, bytes: &[u8]) -> Result<&[u8; N], CodecError> {
-    let need = format.record_size().unwrap_or(0);
-    if bytes.len() != need || need < N {
-        return Err(CodecError::Length {
-            format,
-            got: bytes.len(),
-            need,
-        });
-    }
-    bytes[..N].try_into().map_err(|_| CodecError::Length {
-        format,
-        got: bytes.len(),
-        need,
-    })
 }
 
 /// Sets the move field of a psv / hcpe record to 0 (no move), leaving every other byte as is

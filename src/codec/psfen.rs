@@ -17,14 +17,11 @@
 //! 39     padding
 //! ```
 
+use super::format::CodecError;
 use super::packed::{self, make_scheme, Scheme};
-use super::CodecError;
 use crate::shogi::Position;
 
-/// Bytes in a PackedSfen record.
-pub const PSFEN_SIZE: usize = 32;
-/// Bytes in a PackedSfenValue record.
-pub const PSV_SIZE: usize = 40;
+pub use super::format::{PSFEN_SIZE, PSV_SIZE};
 
 const _: () = assert!(PSV_SIZE == PSFEN_SIZE + 2 + 2 + 2 + 1 + 1);
 

@@ -7,7 +7,8 @@
 //! result says which encoding gave the move and whether it is legal. Results are converted
 //! between the psv (side to move's view) and hcpe (Black's view) conventions.
 
-use super::{fixed, hcp, psfen, Format};
+use super::format::{fixed, Format, HCPE_SIZE, PSV_SIZE};
+use super::{hcp, psfen};
 use crate::shogi::{Color, Move, Position};
 
 /// Which 16-bit move encoding a move field was read with.
@@ -130,7 +131,7 @@ pub fn decode_move_field(
 pub fn teacher_fields(format: Format, bytes: &[u8], pos: &Position) -> Option<TeacherFields> {
     match format {
         Format::Psv => {
-            let rec = fixed::<{ psfen::PSV_SIZE }>(format, bytes).ok()?;
+            let rec = fixed::<{ PSV_SIZE }>(format, bytes).ok()?;
             let t = psfen::PsvTail::read(rec);
             let (mv, move_encoding, move_legal) =
                 decode_move_field(pos, t.raw_move, MoveEncoding::YaneuraOu);
@@ -146,7 +147,7 @@ pub fn teacher_fields(format: Format, bytes: &[u8], pos: &Position) -> Option<Te
             })
         }
         Format::Hcpe => {
-            let rec = fixed::<{ hcp::HCPE_SIZE }>(format, bytes).ok()?;
+            let rec = fixed::<{ HCPE_SIZE }>(format, bytes).ok()?;
             let t = hcp::HcpeTail::read(rec);
             let (mv, move_encoding, move_legal) =
                 decode_move_field(pos, t.raw_move, MoveEncoding::Apery);

@@ -11,7 +11,7 @@
 //!   USI line is validated too.
 //! - Parsers never panic on any input.
 
-use super::CodecError;
+use super::format::CodecError;
 use crate::shogi::{Color, Hand, Move, Position};
 
 /// The state of one position of a USI line's history, enough for repetition checks.

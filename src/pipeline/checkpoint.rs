@@ -12,9 +12,8 @@
 //! - `resume.json`: the [`Checkpoint`], written under a temporary name and renamed, after
 //!   every output file has been flushed up to the state it records (not synced: a machine
 //!   crash that loses bytes the checkpoint covers makes the resume refuse, see below).
-//! - `resume.dedup`: with dedup on, one 24-byte entry per key the run added to the dedup
-//!   index (fingerprint, then the first record's index, little-endian), in commit order;
-//!   the index is rebuilt from it (after the reference pools) on resume.
+//! - `resume.dedup`: with dedup on, the keys the run added to its dedup index
+//!   ([`super::dedup_log`]), from which a resume rebuilds the index.
 //!
 //! # Invariants
 //! - Every output file's first `bytes` bytes at the checkpoint have the recorded CRC-32; a
@@ -23,23 +22,18 @@
 //! - A resume refuses unless the configuration (the worker count aside) and every input
 //!   file (path, size, modification time) are those of the checkpointed run.
 
-use super::commit::{Commit, CommitMark, DedupIndex};
+use super::commit::{Commit, CommitMark};
 use super::config::Config;
+use super::output::write_json;
 use crate::io::batch::ResumePoint;
-use crate::io::output::{Counted, FileMark};
-use crate::shogi::Fingerprint;
 use serde::{Deserialize, Serialize};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The checkpoint's file name in the output directory.
 pub const CHECKPOINT_FILE: &str = "resume.json";
-/// The dedup log's file name in the output directory.
-pub const DEDUP_LOG_FILE: &str = "resume.dedup";
-/// Bytes per dedup log entry: a 128-bit fingerprint and a 64-bit index.
-const DEDUP_ENTRY: usize = 24;
 
 /// Everything a resumed run needs to go on where a checkpoint was taken.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -259,7 +253,7 @@ impl Checkpoints {
             resumed_from: self.resumed_from.clone(),
             commit: commit.checkpoint()?,
         };
-        super::write_json(dir, CHECKPOINT_FILE, &cp)?;
+        write_json(dir, CHECKPOINT_FILE, &cp)?;
         LAST_CHECKPOINT.store(next.next_index, Ordering::Relaxed);
         self.next_at = next_multiple(next.next_index, self.every);
         self.written += 1;
@@ -312,131 +306,10 @@ fn differing_keys(a: &serde_json::Value, b: &serde_json::Value, prefix: &str) ->
     }
 }
 
-/// The keys a run added to its dedup index, appended in commit order (see the module).
-pub struct DedupLog {
-    sink: Counted,
-    path: PathBuf,
-}
-
-impl DedupLog {
-    /// Creates (truncates) `dir/resume.dedup`.
-    pub fn create(dir: &Path) -> io::Result<DedupLog> {
-        let path = dir.join(DEDUP_LOG_FILE);
-        let sink = Counted::create(&path).map_err(|e| with_path(&path, e))?;
-        Ok(DedupLog { sink, path })
-    }
-
-    /// Appends one key and the index of its first record.
-    #[inline]
-    pub fn append(&mut self, key: Fingerprint, index: u64) -> io::Result<()> {
-        let mut entry = [0u8; DEDUP_ENTRY];
-        entry[..16].copy_from_slice(&key.0.to_le_bytes());
-        entry[16..].copy_from_slice(&index.to_le_bytes());
-        self.sink
-            .write_all(&entry)
-            .map_err(|e| with_path(&self.path, e))
-    }
-
-    /// Flushes and syncs the log; its mark for a checkpoint.
-    pub fn checkpoint(&mut self) -> io::Result<FileMark> {
-        self.sink.mark().map_err(|e| with_path(&self.path, e))
-    }
-
-    /// Reopens the log of a stopped run at `mark` and puts its keys back into `index` in
-    /// their order, as the stopped run had inserted them.
-    pub fn resume(dir: &Path, mark: FileMark, index: &mut DedupIndex) -> io::Result<DedupLog> {
-        let path = dir.join(DEDUP_LOG_FILE);
-        if mark.bytes % DEDUP_ENTRY as u64 != 0 {
-            return Err(with_path(
-                &path,
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} bytes is no whole number of entries", mark.bytes),
-                ),
-            ));
-        }
-        // One read of the log both checks it and rebuilds the index; entries may straddle
-        // the pieces the check reads.
-        let mut carry = Vec::with_capacity(DEDUP_ENTRY);
-        mark.verify_reading(&path, |mut piece| {
-            if !carry.is_empty() {
-                let take = (DEDUP_ENTRY - carry.len()).min(piece.len());
-                carry.extend_from_slice(&piece[..take]);
-                piece = &piece[take..];
-                if carry.len() == DEDUP_ENTRY {
-                    insert_entry(index, &carry);
-                    carry.clear();
-                }
-            }
-            let mut entries = piece.chunks_exact(DEDUP_ENTRY);
-            for entry in &mut entries {
-                insert_entry(index, entry);
-            }
-            carry.extend_from_slice(entries.remainder());
-        })
-        .map_err(|e| with_path(&path, e))?;
-        let sink = Counted::reopen_verified(&path, mark).map_err(|e| with_path(&path, e))?;
-        Ok(DedupLog { sink, path })
-    }
-}
-
-/// Puts one dedup log entry (fingerprint, first index; little-endian) into `index`.
-fn insert_entry(index: &mut DedupIndex, entry: &[u8]) {
-    let mut key = [0u8; 16];
-    key.copy_from_slice(&entry[..16]);
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&entry[16..DEDUP_ENTRY]);
-    index.first_or_insert(
-        Fingerprint(u128::from_le_bytes(key)),
-        u64::from_le_bytes(first),
-    );
-}
-
-/// `e` with `path` in its message.
-fn with_path(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    /// A log longer than one read piece (1 MiB is no multiple of 24 bytes, so entries
-    /// straddle pieces) gives back every key with its index, in order, and refuses once a
-    /// byte within the checkpoint changes.
-    #[test]
-    fn dedup_log_rebuilds_the_index_it_recorded() {
-        let dir = std::env::temp_dir().join(format!("posfilter-dedup-log-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let n = 50_000u64; // 1.2 MB
-        let key = |i: u64| {
-            Fingerprint((i as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835) | 1)
-        };
-        let mut log = DedupLog::create(&dir).unwrap();
-        for i in 0..n {
-            log.append(key(i), 3 * i).unwrap();
-        }
-        let mark = log.checkpoint().unwrap();
-        log.append(key(n), 0).unwrap(); // after the checkpoint: must be cut off
-        drop(log);
-        let mut index = DedupIndex::with_capacity(0);
-        let mut log = DedupLog::resume(&dir, mark, &mut index).unwrap();
-        assert_eq!(index.len() as u64, n);
-        for i in 0..n {
-            assert_eq!(index.get(key(i)), Some(3 * i), "entry {i}");
-        }
-        assert_eq!(index.get(key(n)), None);
-        assert_eq!(log.checkpoint().unwrap(), mark);
-
-        let path = dir.join(DEDUP_LOG_FILE);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[(1 << 20) + 5] ^= 1;
-        std::fs::write(&path, bytes).unwrap();
-        let err = DedupLog::resume(&dir, mark, &mut DedupIndex::with_capacity(0)).err();
-        assert!(err.is_some_and(|e| e.to_string().contains("CRC-32 differs")));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 
     #[test]
     fn differing_keys_names_each_changed_leaf() {

@@ -6,7 +6,7 @@
 //! Each outcome passed to [`Commit::apply`] adds exactly one to `counts.input` and exactly one
 //! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
 
-use super::checkpoint::DedupLog;
+use super::dedup_log::DedupLog;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};

@@ -7,6 +7,7 @@
 //! `table_mb >= 1` and a node budget `>= 1` when the mate filter is on. Command-line flags
 //! override operational settings only (threads, output directory, progress).
 
+use crate::codec::{Format, FormatChoice};
 use crate::filter::{DeclarationConfig, DedupConfig, EnteringKingConfig, RepetitionConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -48,28 +49,6 @@ pub enum ConfigError {
         /// What is wrong and what would be valid.
         reason: String,
     },
-}
-
-/// Record formats as named in the config; `auto` / `same` are handled by the callers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatName {
-    /// Detect from extension, magic and content.
-    Auto,
-    /// Same as the input (output only).
-    Same,
-    /// One SFEN per line.
-    Sfen,
-    /// `startpos`/`sfen ...` with `moves`.
-    Usi,
-    /// YaneuraOu PackedSfen, 32 bytes.
-    Psfen,
-    /// YaneuraOu PackedSfenValue, 40 bytes.
-    Psv,
-    /// Apery/dlshogi HuffmanCodedPos, 32 bytes.
-    Hcp,
-    /// dlshogi HuffmanCodedPosAndEval, 38 bytes.
-    Hcpe,
 }
 
 /// Output compression.
@@ -129,7 +108,7 @@ pub struct InputConfig {
     /// Files or globs, relative to the config file's directory.
     pub paths: Vec<String>,
     /// Record format or `auto`.
-    pub format: FormatName,
+    pub format: FormatChoice,
 }
 
 /// `[output]`.
@@ -139,7 +118,7 @@ pub struct OutputConfig {
     /// Output directory, relative to the config file's directory.
     pub dir: String,
     /// Format of kept shards, or `same`.
-    pub format: FormatName,
+    pub format: FormatChoice,
     /// Records per shard.
     pub shard_records: u64,
     /// Shard compression.
@@ -216,7 +195,7 @@ pub struct MatesConfig {
     /// Write mates.jsonl and the binary mates file.
     pub enabled: bool,
     /// Format of the binary mates file.
-    pub format: FormatName,
+    pub format: FormatChoice,
 }
 
 /// pipeline.toml as written, with defaults for missing keys.
@@ -268,7 +247,7 @@ impl Default for InputConfig {
     fn default() -> Self {
         InputConfig {
             paths: Vec::new(),
-            format: FormatName::Auto,
+            format: FormatChoice::Auto,
         }
     }
 }
@@ -276,7 +255,7 @@ impl Default for OutputConfig {
     fn default() -> Self {
         OutputConfig {
             dir: "out".into(),
-            format: FormatName::Same,
+            format: FormatChoice::Same,
             shard_records: 1_000_000,
             compression: Compression::Zstd,
             zstd_level: 3,
@@ -325,7 +304,7 @@ impl Default for MatesConfig {
     fn default() -> Self {
         MatesConfig {
             enabled: true,
-            format: FormatName::Psv,
+            format: FormatChoice::Is(Format::Psv),
         }
     }
 }
@@ -461,30 +440,38 @@ impl Config {
                 "no input: give at least one file or glob, e.g. paths = [\"data/*.psv\"]".into(),
             ));
         }
-        if raw.input.format == FormatName::Same {
+        if raw.input.format == FormatChoice::Same {
             return Err(bad(
                 "input.format",
-                "`same` is only valid for output; use auto, sfen, usi, psfen, psv, hcp or hcpe"
-                    .into(),
+                format!(
+                    "`same` is only valid for output; use one of {}",
+                    FormatChoice::choices("auto")
+                ),
             ));
         }
-        if raw.output.format == FormatName::Auto {
+        if raw.output.format == FormatChoice::Auto {
             return Err(bad(
                 "output.format",
-                "`auto` is only valid for input; use same, sfen, usi, psfen, psv, hcp or hcpe"
-                    .into(),
+                format!(
+                    "`auto` is only valid for input; use one of {}",
+                    FormatChoice::choices("same")
+                ),
             ));
         }
-        if matches!(raw.mates.format, FormatName::Auto | FormatName::Same) {
+        if !matches!(raw.mates.format, FormatChoice::Is(f) if f != Format::Usi) {
+            // `usi` holds a game, not one position; `auto` / `same` name no format.
+            let usable: Vec<&str> = Format::ALL
+                .into_iter()
+                .filter(|&f| f != Format::Usi)
+                .map(Format::name)
+                .collect();
             return Err(bad(
                 "mates.format",
-                "give a concrete format: sfen, psfen, psv, hcp or hcpe".into(),
-            ));
-        }
-        if raw.mates.format == FormatName::Usi {
-            return Err(bad(
-                "mates.format",
-                "usi cannot hold a mate record; use sfen, psfen, psv, hcp or hcpe".into(),
+                format!(
+                    "`{}` cannot hold a mate record; use one of {}",
+                    raw.mates.format,
+                    usable.join(", ")
+                ),
             ));
         }
         if raw.output.shard_records == 0 {

@@ -35,6 +35,8 @@
 pub mod checkpoint;
 pub mod commit;
 pub mod config;
+pub mod dedup_log;
+pub mod error;
 pub mod output;
 pub mod plan;
 pub mod preflight;
@@ -46,10 +48,12 @@ pub mod worker;
 
 use crate::codec;
 use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
-use crate::io::input::InputError;
-use checkpoint::{Checkpoint, Checkpoints, DedupLog, InputStamp, CHECKPOINT_FILE, DEDUP_LOG_FILE};
+use checkpoint::{Checkpoint, Checkpoints, InputStamp, CHECKPOINT_FILE};
 use commit::{Commit, CommitOptions};
 use config::{Compression, Config};
+use dedup_log::{DedupLog, DEDUP_LOG_FILE};
+pub use error::PipelineError;
+use output::{remove_if_present, write_json};
 use plan::Plan;
 use progress::Progress;
 use report::{InputSummary, Report};
@@ -57,52 +61,7 @@ use settings::Settings;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
-use thiserror::Error;
 use worker::{BatchOutcome, Worker};
-
-/// Why a run failed (per-record problems are never errors: they are rejections).
-#[derive(Debug, Error)]
-pub enum PipelineError {
-    /// Inputs could not be opened or read.
-    #[error(transparent)]
-    Input(#[from] InputError),
-    /// An output file could not be written.
-    #[error("writing output in {dir}: {source}")]
-    Output {
-        /// The output directory.
-        dir: String,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// An input or reference pool is a file of the previous run that this run would replace.
-    #[error(
-        "{input} is output of a previous run in {dir}, which this run replaces; \
-         move it or write to another directory (--out)"
-    )]
-    ReadsOwnOutput {
-        /// The input or reference file.
-        input: String,
-        /// The output directory.
-        dir: String,
-    },
-    /// The worker pool could not be built.
-    #[error("thread pool: {0}")]
-    Pool(String),
-    /// The counts do not add up (a bug: the run's output must not be trusted).
-    #[error("{0}")]
-    Reconciliation(String),
-    /// The solver tables cannot fit in this machine's memory (the message names the keys).
-    #[error("{0}")]
-    Memory(String),
-    /// `--resume` found nothing it can go on from.
-    #[error("cannot resume the run in {dir}: {why}")]
-    Resume {
-        /// The output directory.
-        dir: String,
-        /// Why not.
-        why: String,
-    },
-}
 
 /// What a run of `config` would read and write, without reading the records or writing
 /// anything (`posfilter run --dry-run`); fails where the run would fail before starting.
@@ -413,14 +372,6 @@ fn resumable(config: &Config, plan: &Plan) -> Result<Checkpoint, PipelineError> 
     }
 }
 
-/// Removes `path`; a missing file is fine.
-fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    }
-}
-
 /// The most dedup keys room is made for up front (2^23 slots of 16 bytes: 128 MiB, written
 /// at allocation); larger runs grow from there, so an input of mostly duplicates does not
 /// reserve for its whole record count.
@@ -462,17 +413,4 @@ fn reference_keys(
         }
     }
     Ok(keys)
-}
-
-/// Writes `value` as pretty JSON to `dir/name` via a temporary file.
-fn write_json<T: serde::Serialize>(
-    dir: &std::path::Path,
-    name: &str,
-    value: &T,
-) -> std::io::Result<()> {
-    let mut f = output::AtomicFile::create(dir, name)?;
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    f.write(&bytes, 1)?;
-    f.finish().map(|_| ())
 }

@@ -174,3 +174,24 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Removes `path`; a missing file is fine.
+pub(crate) fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `value` as pretty JSON to `dir/name` via a temporary file.
+pub(crate) fn write_json<T: serde::Serialize>(
+    dir: &std::path::Path,
+    name: &str,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut f = AtomicFile::create(dir, name)?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    f.write(&bytes, 1)?;
+    f.finish().map(|_| ())
+}

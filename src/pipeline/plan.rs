@@ -8,10 +8,10 @@
 //!   was recognised, and none is among the previous output files the run would replace.
 
 use super::config::{Compression, Config};
+use super::error::PipelineError;
 use super::preflight;
 use super::previous::PreviousOutput;
-use super::settings::{self, Settings};
-use super::PipelineError;
+use super::settings::Settings;
 use crate::io::input::{self, Detection};
 use indicatif::{BinaryBytes, HumanCount};
 use std::fmt::Write as _;
@@ -63,7 +63,7 @@ impl Plan {
                 dir: out_dir.display().to_string(),
             });
         }
-        let explicit = settings::format_of(config.raw.input.format);
+        let explicit = config.raw.input.format.format();
         let detections = paths
             .iter()
             .map(|p| input::detect(p, explicit))

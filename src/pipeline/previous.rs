@@ -25,7 +25,7 @@ const SIDE_FILES: [&str; 7] = [
     "rejected.jsonl",
     "mates.jsonl",
     super::checkpoint::CHECKPOINT_FILE,
-    super::checkpoint::DEDUP_LOG_FILE,
+    super::dedup_log::DEDUP_LOG_FILE,
 ];
 
 /// The files of a previous run found in an output directory, in removal order.

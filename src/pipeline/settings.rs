@@ -1,7 +1,7 @@
 //! [`Settings`]: what a worker needs from the [`Config`], resolved
 //! once into the filter, solver and codec types.
 
-use super::config::{Config, FormatName, MoveFieldPolicy, TableScope, UnknownPolicy};
+use super::config::{Config, MoveFieldPolicy, TableScope, UnknownPolicy};
 use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
 use crate::mate::cache::VerdictCache;
@@ -53,19 +53,6 @@ pub struct Settings {
     pub mates_format: Format,
 }
 
-/// The codec format for a config name; `None` for `auto` / `same`.
-pub fn format_of(name: FormatName) -> Option<Format> {
-    Some(match name {
-        FormatName::Auto | FormatName::Same => return None,
-        FormatName::Sfen => Format::Sfen,
-        FormatName::Usi => Format::Usi,
-        FormatName::Psfen => Format::Psfen,
-        FormatName::Psv => Format::Psv,
-        FormatName::Hcp => Format::Hcp,
-        FormatName::Hcpe => Format::Hcpe,
-    })
-}
-
 impl Settings {
     /// Resolves the worker settings from a config.
     pub fn from_config(c: &Config) -> Settings {
@@ -94,8 +81,8 @@ impl Settings {
             dedup_mirror: f.dedup.mirror,
             move_field_reject: f.move_field == MoveFieldPolicy::Reject,
             move_field_clear: f.move_field == MoveFieldPolicy::Clear,
-            output_format: format_of(c.raw.output.format),
-            mates_format: format_of(c.raw.mates.format).unwrap_or(Format::Psv),
+            output_format: c.raw.output.format.format(),
+            mates_format: c.raw.mates.format.format().unwrap_or(Format::Psv),
         }
     }
 }

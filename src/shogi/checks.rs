@@ -293,7 +293,7 @@ mod tests {
     fn equals_reference_on_playouts() {
         let mut checked = 0;
         let starts = [
-            super::super::sfen::STARTPOS,
+            crate::shogi::STARTPOS,
             "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
             "8k/9/6NG1/9/9/9/9/9/K8 b P 1",
         ];
@@ -314,7 +314,7 @@ mod tests {
     fn drop_check_kinds_covers_every_checking_drop() {
         let (mut tested, mut with_drop) = (0, 0);
         let starts = [
-            super::super::sfen::STARTPOS,
+            crate::shogi::STARTPOS,
             "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
             "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
         ];

@@ -12,32 +12,9 @@ use super::bitboard::Bitboard;
 use super::checks::generate_checks_fast;
 use super::movegen::{drop_squares, generate_evasions, is_pawn_drop_mate};
 use super::moves::{Move, MoveList};
+use super::position::attack::{is_attacked, is_attacked_by, sliders_attack};
 use super::position::Position;
-use super::types::{Color, PieceType, Square};
-
-/// Whether `by` attacks `sq` given `occ`: [`Position::attackers_to`] as a boolean, with
-/// the step pieces tested first and an early exit.
-#[inline(always)]
-pub fn is_attacked(pos: &Position, by: Color, sq: Square, occ: Bitboard) -> bool {
-    is_attacked_by(pos, by, pos.pieces_of(by), sq, occ)
-}
-
-/// [`is_attacked`] counting only the pieces of `by` in `own` (a subset of `by`'s pieces
-/// on the board, e.g. without a piece that is about to move).
-#[inline(always)]
-fn is_attacked_by(pos: &Position, by: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
-    (pos.step_attackers(by, sq) & own).is_nonempty() || sliders_attack(pos, by.flip(), own, sq, occ)
-}
-
-/// Whether a lance, bishop, rook, horse or dragon in `own` (pieces of `them.flip()`)
-/// attacks `sq` given `occ`: some aligned candidate with nothing in between.
-#[inline(always)]
-fn sliders_attack(pos: &Position, them: Color, own: Bitboard, sq: Square, occ: Bitboard) -> bool {
-    let candidates = pos.slider_candidates(them.flip(), sq) & own;
-    candidates
-        .into_iter()
-        .any(|c| (attacks::between(sq, c) & occ).is_empty())
-}
+use super::types::{PieceType, Square};
 
 /// Whether the legal checking move `m` of the side to move, whose destination is next to
 /// the enemy king (a contact check), checkmates; decided without playing it. `discover` is

@@ -141,7 +141,7 @@ fn push_king_moves(pos: &Position, list: &mut MoveList, target: Bitboard) {
     let ksq = pos.king_square(us);
     let occ = pos.occupied().without(ksq);
     for to in attacks::king(ksq) & target {
-        if !super::mate1::is_attacked(pos, us.flip(), to, occ) {
+        if !super::position::attack::is_attacked(pos, us.flip(), to, occ) {
             list.push(Move::new(ksq, to, false));
         }
     }
@@ -223,7 +223,7 @@ pub fn is_pawn_drop_mate(pos: &Position, to: Square) -> bool {
     let eksq = pos.king_square(them);
     let occ = pos.occupied().with(to);
     let occ_no_king = occ.without(eksq);
-    if !super::mate1::is_attacked(pos, us, to, occ_no_king) {
+    if !super::position::attack::is_attacked(pos, us, to, occ_no_king) {
         return false;
     }
     // Capture by a non-king piece that is free to move to `to`. Pins are computed without
@@ -240,7 +240,7 @@ pub fn is_pawn_drop_mate(pos: &Position, to: Square) -> bool {
     }
     // Other king flights (the pawn itself attacks none of them).
     for s in attacks::king(eksq).and_not(pos.pieces_of(them)).without(to) {
-        if !super::mate1::is_attacked(pos, us, s, occ_no_king) {
+        if !super::position::attack::is_attacked(pos, us, s, occ_no_king) {
             return false;
         }
     }
@@ -508,7 +508,7 @@ mod tests {
         use crate::shogi::random_walk::{assert_mask_covers_drops, walk};
         let (mut tested, mut with_drop) = (0, 0);
         let starts = [
-            super::super::sfen::STARTPOS,
+            crate::shogi::STARTPOS,
             "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
             "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
         ];
@@ -548,7 +548,7 @@ mod tests {
     #[test]
     fn is_legal_agrees_with_generation() {
         for sfen in [
-            super::super::sfen::STARTPOS,
+            crate::shogi::STARTPOS,
             "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
         ] {
             let pos = Position::from_sfen(sfen).unwrap();

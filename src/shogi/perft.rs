@@ -6,7 +6,7 @@
 use super::movegen::{count_legal, generate_legal};
 use super::moves::MoveList;
 use super::position::Position;
-use super::validity::Invalid;
+use super::Invalid;
 
 /// Leaf count of the legal-move tree from `pos` to `depth` plies. `pos` is restored. An
 /// impossible position (see [`Position::validate`]) is refused: its moves could capture a

@@ -7,6 +7,7 @@ mod differential;
 mod edited;
 mod filter;
 mod io;
+mod layout;
 mod mate;
 mod perft;
 mod pipeline;

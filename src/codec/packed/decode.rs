@@ -9,8 +9,8 @@
 //! - On error the target position is reset to the start position (never half-decoded).
 
 use super::reader::{decode_body, header, Cursor, Step};
-use super::{Scheme, RUN_STEPS};
-use crate::codec::CodecError;
+use super::scheme::{Scheme, RUN_STEPS};
+use crate::codec::format::CodecError;
 use crate::shogi::{Builder, Position, Square};
 
 /// Decodes a 32-byte record with `scheme` into a validated position (ply 1).

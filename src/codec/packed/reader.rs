@@ -6,8 +6,8 @@
 //! - A [`Cursor`] never reads past its record (stream bits past 256 read as zero) and
 //!   refuses a bad code, an overrun or a wrong inventory with a [`CodecError`].
 
-use super::{lane, Scheme, BLACK_KING, FULL, RUN_MASK, RUN_STEPS};
-use crate::codec::CodecError;
+use super::scheme::{lane, Scheme, BLACK_KING, FULL, RUN_MASK, RUN_STEPS};
+use crate::codec::format::CodecError;
 use crate::shogi::{Builder, Color, Hand, Piece, PieceType, Square};
 
 /// Where [`decode_body`] puts the board pieces (kings excluded).

@@ -1,4 +1,6 @@
-//! In-place construction of a [`Position`] for the binary decoders (the codecs' fast path).
+//! Construction of a [`Position`]: from its parts ([`Position::from_parts`],
+//! [`Position::from_piece_list`]) and in place for the binary decoders (the codecs' fast
+//! path, below).
 //!
 //! A decoder starts a position with [`Position::decoding_restart`] (empty board, both kings),
 //! places every other piece with [`Builder::place`] while it reads the bit stream, and ends
@@ -13,12 +15,12 @@
 //! - `finish` returns `Ok` only for a position that [`Position::validate`] accepts;
 //!   on any doubt it defers to `validate`, so its error is the one `validate` reports.
 
+use super::validity::Invalid;
 use super::Position;
 use crate::shogi::attacks;
 use crate::shogi::bitboard::{Bitboard, SQUARE_BITS};
 use crate::shogi::hand::Hand;
 use crate::shogi::types::{Color, Piece, PieceType, Square};
-use crate::shogi::validity::Invalid;
 use crate::shogi::zobrist::{PRIMARY, SIDE};
 
 /// Per file `f` of the even files 0, 2, 4, 6, 8: bit `9f` (the file's first square).
@@ -54,6 +56,79 @@ pub(crate) fn two_on_a_file(set: Bitboard) -> bool {
     let even_rest = even & (even | EVEN_BASE << 9).wrapping_sub(EVEN_BASE);
     let odd_rest = odd & (odd | ODD_BASE << 9).wrapping_sub(ODD_BASE);
     (even_rest | odd_rest) != 0
+}
+
+impl Position {
+    /// Builds a position from its parts and checks only what the type needs: exactly one
+    /// king per side. Use [`Position::validate`] for the full validity check.
+    pub fn from_parts(
+        board: [Option<Piece>; 81],
+        hands: [Hand; 2],
+        side: Color,
+        ply: u32,
+    ) -> Result<Position, Invalid> {
+        let pieces: Vec<(Square, Piece)> = Square::all()
+            .filter_map(|sq| board[sq.index()].map(|p| (sq, p)))
+            .collect();
+        Position::from_piece_list(&pieces, hands, side, ply)
+    }
+
+    /// Builds a position from (square, piece) pairs on distinct squares, both kings included:
+    /// the same position, keys and checkers as [`Position::from_parts`] on the equivalent
+    /// board, in one pass over the pieces instead of passes over the 81 squares (the codecs'
+    /// fast path).
+    pub fn from_piece_list(
+        pieces: &[(Square, Piece)],
+        hands: [Hand; 2],
+        side: Color,
+        ply: u32,
+    ) -> Result<Position, Invalid> {
+        let mut board = [None; 81];
+        let mut by_color = [Bitboard::EMPTY; 2];
+        let mut by_type = [Bitboard::EMPTY; PieceType::NUM];
+        let mut kings: [Option<Square>; 2] = [None, None];
+        let mut board_key = if side == Color::White { SIDE } else { 0 };
+        for &(sq, p) in pieces {
+            board[sq.index()] = Some(p);
+            let b = Bitboard::from_square(sq);
+            by_color[p.color().index()] |= b;
+            by_type[p.piece_type().index()] |= b;
+            board_key ^= PRIMARY.piece_square[p.index()][sq.index()];
+            if p.piece_type() == PieceType::King {
+                if kings[p.color().index()].is_some() {
+                    return Err(Invalid::ExtraKing(p.color()));
+                }
+                kings[p.color().index()] = Some(sq);
+            }
+        }
+        let king_sq = [
+            kings[0].ok_or(Invalid::MissingKing(Color::Black))?,
+            kings[1].ok_or(Invalid::MissingKing(Color::White))?,
+        ];
+        let mut hand_key = 0;
+        for c in Color::ALL {
+            for pt in PieceType::HAND {
+                let n = hands[c.index()].count(pt) as usize;
+                hand_key ^= PRIMARY.hand[c.index()][pt.index()][n];
+            }
+        }
+        let mut pos = Position {
+            board,
+            by_color,
+            by_type,
+            hands,
+            side,
+            king_sq,
+            ply,
+            board_key,
+            hand_key,
+            checkers: Bitboard::EMPTY,
+            undo: Vec::new(), // no allocation until the first do_move: decoding builds millions
+        };
+        debug_assert_eq!((pos.board_key, pos.hand_key), pos.computed_keys());
+        pos.checkers = pos.attackers_to(side.flip(), king_sq[side.index()], pos.occupied());
+        Ok(pos)
+    }
 }
 
 impl Position {

@@ -5,9 +5,9 @@
 //! leave; no two unpromoted pawns of one side on a file; and the side *not* to move is not
 //! in check (it would have had to leave its king en prise).
 
-use super::bitboard::Bitboard;
-use super::position::Position;
-use super::types::{Color, Piece, PieceType, Square};
+use super::Position;
+use crate::shogi::bitboard::Bitboard;
+use crate::shogi::types::{Color, Piece, PieceType, Square};
 use thiserror::Error;
 
 /// Why a position is impossible. The first problem found is reported.
@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn reasons() {
-        assert_eq!(check(super::super::sfen::STARTPOS), Ok(()));
+        assert_eq!(check(crate::shogi::STARTPOS), Ok(()));
         assert_eq!(
             check("4k4/9/9/9/4b4/9/9/9/4K4 b 2B 1"),
             Err(Invalid::TooMany {

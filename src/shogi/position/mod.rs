@@ -1,4 +1,9 @@
-//! [`Position`]: board, hands, side to move, keys; do/undo; attacks, checks and pins.
+//! [`Position`]: board, hands, side to move, keys; do/undo.
+//!
+//! The position's other concerns are its child files, each an `impl Position` of its own:
+//! `attack.rs` (attackers, pins, the attack query), `build.rs` (construction from parts and
+//! in place by the decoders), `sfen.rs` (SFEN text), `validity.rs` (what a position from a
+//! file must satisfy). This file depends on none of them.
 //!
 //! # Invariants
 //! - `board`, `by_color`, `by_type` and `king_sq` always describe the same pieces; both kings
@@ -6,7 +11,7 @@
 //! - `board_key` and `hand_key` always equal the keys recomputed from scratch
 //!   ([`Position::computed_keys`]); do/undo update them incrementally.
 //! - `checkers` is the set of enemy pieces attacking the side to move's king.
-//! - `do_move` expects a legal move (from [`movegen`](super::movegen) or checked by
+//! - `do_move` expects a legal move (from [`movegen`](crate::shogi::movegen) or checked by
 //!   [`Position::is_legal`]); `undo_move` restores the exact previous state.
 //! - A position need not be *valid* ([`Position::validate`]): `from_sfen` and `from_parts`
 //!   build impossible ones too, so that they can be reported. Whatever only reads a
@@ -16,17 +21,17 @@
 //!   searches, `Solver::solve` and `perft`, validate their root and refuse an impossible
 //!   one.
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::hand::Hand;
-use super::moves::Move;
-use super::types::{Color, Piece, PieceType, Square};
-use super::validity::Invalid;
-use super::zobrist::{self, Fingerprint, PRIMARY, SIDE};
+use crate::shogi::attacks;
+use crate::shogi::bitboard::Bitboard;
+use crate::shogi::hand::Hand;
+use crate::shogi::moves::Move;
+use crate::shogi::types::{Color, Piece, PieceType, Square};
+use crate::shogi::zobrist::{self, Fingerprint, PRIMARY, SIDE};
 
-#[path = "position_build.rs"]
-mod build;
-pub(crate) use build::Builder;
+pub(crate) mod attack;
+pub(crate) mod build;
+pub mod sfen;
+pub mod validity;
 
 /// What `undo_move` needs to restore one ply.
 #[derive(Clone, Copy, Debug)]
@@ -71,28 +76,6 @@ impl Position {
             hand_key: 0,
             checkers: Bitboard::EMPTY,
             undo: Vec::new(), // no allocation until the first do_move: decoding builds millions
-        }
-    }
-
-    /// Builds a position from its parts and checks only what the type needs: exactly one
-    /// king per side. Use [`Position::validate`] for the full validity check.
-    pub fn from_parts(
-        board: [Option<Piece>; 81],
-        hands: [Hand; 2],
-        side: Color,
-        ply: u32,
-    ) -> Result<Position, Invalid> {
-        let pieces: Vec<(Square, Piece)> = Square::all()
-            .filter_map(|sq| board[sq.index()].map(|p| (sq, p)))
-            .collect();
-        Position::from_piece_list(&pieces, hands, side, ply)
-    }
-
-    /// The standard initial position.
-    pub fn startpos() -> Position {
-        match Position::from_sfen(super::sfen::STARTPOS) {
-            Ok(p) => p,
-            Err(_) => unreachable!("the start position SFEN is a constant that parses"),
         }
     }
 
@@ -252,90 +235,6 @@ impl Position {
     /// Both hands' raw words (Black, White), for [`zobrist::content_hash`].
     fn hand_words(&self) -> [u32; 2] {
         [self.hands[0].raw(), self.hands[1].raw()]
-    }
-
-    // ---- attacks ---------------------------------------------------------------------
-
-    /// `by`'s pieces that attack `sq`, given `occupied` for the sliders.
-    #[inline]
-    pub fn attackers_to(&self, by: Color, sq: Square, occupied: Bitboard) -> Bitboard {
-        (self.step_attackers(by, sq) & self.by_color[by.index()])
-            | self.sliders_reaching(by, sq, occupied)
-    }
-
-    /// The pieces, of either colour, that would attack `sq` by a step if they were `by`'s:
-    /// pawns, knights, silvers, gold-likes, kings and the king steps of horses and dragons
-    /// (occupancy plays no part). Mask with `by`'s pieces, or a subset of them, to use it.
-    #[inline(always)]
-    pub fn step_attackers(&self, by: Color, sq: Square) -> Bitboard {
-        let them = by.flip();
-        let bt = &self.by_type;
-        let kings = bt[PieceType::King.index()]
-            | bt[PieceType::Horse.index()]
-            | bt[PieceType::Dragon.index()];
-        (attacks::pawn(them, sq) & bt[PieceType::Pawn.index()])
-            | (attacks::knight(them, sq) & bt[PieceType::Knight.index()])
-            | (attacks::silver(them, sq) & bt[PieceType::Silver.index()])
-            | (attacks::gold(them, sq) & self.golds())
-            | (attacks::king(sq) & kings)
-    }
-
-    /// `by`'s lances, bishops, rooks, horses and dragons that attack `sq` given `occupied`:
-    /// each candidate on a line to `sq` whose squares in between are empty. Cheaper than
-    /// computing the slider attacks from `sq` when, as usual, few sliders are aligned.
-    #[inline(always)]
-    pub fn sliders_reaching(&self, by: Color, sq: Square, occupied: Bitboard) -> Bitboard {
-        let mut hits = Bitboard::EMPTY;
-        for c in self.slider_candidates(by, sq) {
-            if (attacks::between(sq, c) & occupied).is_empty() {
-                hits = hits.with(c);
-            }
-        }
-        hits
-    }
-
-    /// Whether `by` attacks `sq` with the current occupancy.
-    #[inline]
-    pub fn is_attacked(&self, by: Color, sq: Square) -> bool {
-        self.attackers_to(by, sq, self.occupied()).is_nonempty()
-    }
-
-    /// `color`'s sliders (lance, bishop, rook, horse, dragon) that would attack `target` on an
-    /// empty board: the candidates for pinning or discovered checks along lines to `target`.
-    #[inline]
-    pub fn slider_candidates(&self, color: Color, target: Square) -> Bitboard {
-        let bt = &self.by_type;
-        let bishops = bt[PieceType::Bishop.index()] | bt[PieceType::Horse.index()];
-        let rooks = bt[PieceType::Rook.index()] | bt[PieceType::Dragon.index()];
-        // A lance of `color` attacks `target` from the squares a lance of the other colour on
-        // `target` would see.
-        ((attacks::bishop_pseudo(target) & bishops)
-            | (attacks::rook_pseudo(target) & rooks)
-            | (attacks::lance_pseudo(color.flip(), target) & bt[PieceType::Lance.index()]))
-            & self.by_color[color.index()]
-    }
-
-    /// Pieces (of either colour) that are the only piece between `target` and a slider of
-    /// `slider_color` aimed at it. With `target` = own king and `slider_color` = enemy these
-    /// are the pin candidates; with the enemy king and own sliders, discovered-check
-    /// candidates.
-    #[inline]
-    pub fn blockers(&self, slider_color: Color, target: Square) -> Bitboard {
-        let occ = self.occupied();
-        let mut out = Bitboard::EMPTY;
-        for s in self.slider_candidates(slider_color, target) {
-            let b = attacks::between(target, s) & occ;
-            if b.is_nonempty() && !b.more_than_one() {
-                out |= b;
-            }
-        }
-        out
-    }
-
-    /// `color`'s pieces pinned to its own king.
-    #[inline]
-    pub fn pinned(&self, color: Color) -> Bitboard {
-        self.blockers(color.flip(), self.king_sq[color.index()]) & self.by_color[color.index()]
     }
 
     // ---- do / undo -------------------------------------------------------------------
@@ -573,101 +472,5 @@ impl std::fmt::Debug for Position {
     }
 }
 
-impl Position {
-    /// Builds a position from (square, piece) pairs on distinct squares, both kings included:
-    /// the same position, keys and checkers as [`Position::from_parts`] on the equivalent
-    /// board, in one pass over the pieces instead of passes over the 81 squares (the codecs'
-    /// fast path).
-    pub fn from_piece_list(
-        pieces: &[(Square, Piece)],
-        hands: [Hand; 2],
-        side: Color,
-        ply: u32,
-    ) -> Result<Position, Invalid> {
-        let mut board = [None; 81];
-        let mut by_color = [Bitboard::EMPTY; 2];
-        let mut by_type = [Bitboard::EMPTY; PieceType::NUM];
-        let mut kings: [Option<Square>; 2] = [None, None];
-        let mut board_key = if side == Color::White { SIDE } else { 0 };
-        for &(sq, p) in pieces {
-            board[sq.index()] = Some(p);
-            let b = Bitboard::from_square(sq);
-            by_color[p.color().index()] |= b;
-            by_type[p.piece_type().index()] |= b;
-            board_key ^= PRIMARY.piece_square[p.index()][sq.index()];
-            if p.piece_type() == PieceType::King {
-                if kings[p.color().index()].is_some() {
-                    return Err(Invalid::ExtraKing(p.color()));
-                }
-                kings[p.color().index()] = Some(sq);
-            }
-        }
-        let king_sq = [
-            kings[0].ok_or(Invalid::MissingKing(Color::Black))?,
-            kings[1].ok_or(Invalid::MissingKing(Color::White))?,
-        ];
-        let mut hand_key = 0;
-        for c in Color::ALL {
-            for pt in PieceType::HAND {
-                let n = hands[c.index()].count(pt) as usize;
-                hand_key ^= PRIMARY.hand[c.index()][pt.index()][n];
-            }
-        }
-        let mut pos = Position {
-            board,
-            by_color,
-            by_type,
-            hands,
-            side,
-            king_sq,
-            ply,
-            board_key,
-            hand_key,
-            checkers: Bitboard::EMPTY,
-            undo: Vec::new(), // no allocation until the first do_move: decoding builds millions
-        };
-        debug_assert_eq!((pos.board_key, pos.hand_key), pos.computed_keys());
-        pos.checkers = pos.attackers_to(side.flip(), king_sq[side.index()], pos.occupied());
-        Ok(pos)
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Fingerprints along random games (captures, drops and promotions included): equal
-    /// exactly for equal positions (SFEN as the truth), the low half is the position key,
-    /// and the mirror's fingerprint is the mirrored position's.
-    #[test]
-    fn fingerprints_separate_exactly_the_distinct_positions() {
-        let mut by_sfen = std::collections::HashMap::new();
-        let mut by_print = std::collections::HashMap::new();
-        let mut checked = 0;
-        let starts = [super::super::sfen::STARTPOS; 40];
-        crate::shogi::random_walk::walk(&starts, 200, 0x9e37_79b9_7f4a_7c15, false, |pos| {
-            let fp = pos.fingerprint();
-            assert_eq!(fp.0 as u64, pos.key());
-            let board: String = pos
-                .to_sfen()
-                .rsplit_once(' ')
-                .map(|x| x.0)
-                .unwrap_or("")
-                .into();
-            assert_eq!(*by_sfen.entry(board.clone()).or_insert(fp), fp, "{board}");
-            assert_eq!(*by_print.entry(fp).or_insert(board.clone()), board);
-            let mirrored = Position::from_parts(
-                std::array::from_fn(|i| pos.board[Square::from_index(i).mirror().index()]),
-                pos.hands,
-                pos.side,
-                1,
-            );
-            if let Ok(m) = mirrored {
-                assert_eq!(m.fingerprint(), pos.mirrored_fingerprint());
-            }
-            checked += 1;
-        });
-        assert!(by_sfen.len() > 3_000);
-        assert!(checked > 4_000);
-    }
-}
+mod tests;

@@ -8,10 +8,10 @@
 //! A parsed position is structurally sound (one king per side) but not necessarily valid:
 //! call [`Position::validate`] for that.
 
-use super::hand::Hand;
-use super::position::Position;
-use super::types::{Color, Piece, PieceType, Square};
 use super::validity::Invalid;
+use super::Position;
+use crate::shogi::hand::Hand;
+use crate::shogi::types::{Color, Piece, PieceType, Square};
 use thiserror::Error;
 
 /// The standard initial position.
@@ -53,6 +53,14 @@ pub enum SfenError {
 }
 
 impl Position {
+    /// The standard initial position.
+    pub fn startpos() -> Position {
+        match Position::from_sfen(STARTPOS) {
+            Ok(p) => p,
+            Err(_) => unreachable!("the start position SFEN is a constant that parses"),
+        }
+    }
+
     /// Parses an SFEN (without a leading `sfen ` keyword). `startpos` is accepted as a name
     /// for the initial position.
     pub fn from_sfen(text: &str) -> Result<Position, SfenError> {

@@ -1,0 +1,48 @@
+//! [`PipelineError`]: why a run failed.
+
+use crate::io::input::InputError;
+use thiserror::Error;
+
+/// Why a run failed (per-record problems are never errors: they are rejections).
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    /// Inputs could not be opened or read.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// An output file could not be written.
+    #[error("writing output in {dir}: {source}")]
+    Output {
+        /// The output directory.
+        dir: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// An input or reference pool is a file of the previous run that this run would replace.
+    #[error(
+        "{input} is output of a previous run in {dir}, which this run replaces; \
+         move it or write to another directory (--out)"
+    )]
+    ReadsOwnOutput {
+        /// The input or reference file.
+        input: String,
+        /// The output directory.
+        dir: String,
+    },
+    /// The worker pool could not be built.
+    #[error("thread pool: {0}")]
+    Pool(String),
+    /// The counts do not add up (a bug: the run's output must not be trusted).
+    #[error("{0}")]
+    Reconciliation(String),
+    /// The solver tables cannot fit in this machine's memory (the message names the keys).
+    #[error("{0}")]
+    Memory(String),
+    /// `--resume` found nothing it can go on from.
+    #[error("cannot resume the run in {dir}: {why}")]
+    Resume {
+        /// The output directory.
+        dir: String,
+        /// Why not.
+        why: String,
+    },
+}
