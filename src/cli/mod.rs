@@ -1,6 +1,7 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
 mod common;
+mod init;
 mod inspect;
 mod mate;
 mod perft;
@@ -8,6 +9,7 @@ mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use posfilter::mate::Limits;
 use posfilter::pipeline::config::MAX_MIB;
 use std::process::ExitCode;
 
@@ -47,6 +49,15 @@ enum Command {
         #[arg(long, conflicts_with = "dry_run")]
         resume: bool,
     },
+    /// Write a pipeline.toml with every key at its default, commented.
+    Init {
+        /// The directory to write pipeline.toml in.
+        #[arg(default_value = ".")]
+        dir: std::path::PathBuf,
+        /// Replace an existing pipeline.toml.
+        #[arg(long)]
+        force: bool,
+    },
     /// Count the leaves of the legal-move tree (every non-promotion included).
     Perft {
         /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
@@ -79,11 +90,11 @@ enum Command {
         #[arg(long)]
         file: Option<std::path::PathBuf>,
         /// Node budget.
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, default_value_t = Limits::default().nodes)]
         nodes: u64,
         /// After a proof, look for a shorter mate with up to this many times the nodes the
         /// proof took (within --nodes); 0 = report the first mate line found.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = Limits::default().shorten)]
         shorten: u32,
         /// Longest mate to look for, in plies (as `mate.max_plies` in a pipeline); a longer
         /// mate, and a failure that rests on this cap, are `unknown`. 0 = no limit.
@@ -156,6 +167,7 @@ pub fn run() -> Result<ExitCode> {
                 resume,
             },
         ),
+        Command::Init { dir, force } => init::run(&dir, force),
         Command::Perft {
             sfen,
             depth,

@@ -58,21 +58,19 @@ pub fn run(
         return Ok(ExitCode::SUCCESS);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if config.threads > cores && !quiet {
+    if config.threads() > cores && !quiet {
         // More workers than cores only add switching, and with the solver on, a table each.
-        let tables = if config.raw.filter.mate.enabled {
-            let mb = config.raw.workers.table_mb;
-            format!(
+        let tables = match config.table_mb() {
+            Some(mb) => format!(
                 ", and each holds its own {mb} MiB table ({} MiB in all)",
-                config.threads * mb
-            )
-        } else {
-            String::new()
+                config.threads() * mb
+            ),
+            None => String::new(),
         };
         eprintln!(
             "posfilter: warning: {} worker threads on {cores} cores: threads beyond the cores \
              only add switching{tables}; `--threads 0` uses every core",
-            config.threads
+            config.threads()
         );
     }
     on_interrupt(
@@ -86,7 +84,7 @@ pub fn run(
         eprintln!(
             "posfilter: {} -> {}",
             config_path.display(),
-            config.out_dir.display()
+            config.out_dir().display()
         );
         if let Some(at) = report.resumed_from.last() {
             eprintln!("  resumed at record {at} from the checkpoint in the output directory");
@@ -95,7 +93,7 @@ pub fn run(
             eprintln!(
                 "  replaced {} files of a previous run in {}",
                 report.replaced_files,
-                config.out_dir.display()
+                config.out_dir().display()
             );
         }
         eprint!("{}", report.summary_table());
@@ -118,7 +116,7 @@ fn on_interrupt(config_path: &Path, out: Option<&Path>, every: u64) {
         command.push_str(&format!(" --out {}", shell_word(out)));
     }
     let handler = move || {
-        let why = match (every, pipeline::checkpoint::last_checkpoint()) {
+        let why = match (every, pipeline::last_checkpoint()) {
             (0, _) => "checkpoints are off (output.checkpoint_records = 0): a rerun starts over"
                 .to_string(),
             (_, None) => {

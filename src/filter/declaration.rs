@@ -53,15 +53,13 @@ pub enum OpenPathMode {
     Drop,
 }
 
-/// `[filter.declaration]`.
+/// `[filter.declaration]`; a key left out takes its value from `Default`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct DeclarationConfig {
     /// Whether the stage runs (`false` is the same as `rule = "off"`).
-    #[serde(default = "yes")]
     pub enabled: bool,
     /// The declaration rule.
-    #[serde(default)]
     pub rule: RuleSetting,
 }
 
@@ -69,25 +67,28 @@ impl Default for DeclarationConfig {
     fn default() -> Self {
         DeclarationConfig {
             enabled: true,
-            rule: RuleSetting::Csa27,
+            rule: RuleSetting::default(),
         }
     }
 }
 
-/// `[filter.entering_king]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// `[filter.entering_king]`; a key left out takes its value from `Default`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct EnteringKingConfig {
     /// Whether the scan runs (`false` is the same as `open_path = "off"`).
-    #[serde(default = "yes")]
     pub enabled: bool,
     /// What to do with the scan.
-    #[serde(default)]
     pub open_path: OpenPathMode,
 }
 
-fn yes() -> bool {
-    true
+impl Default for EnteringKingConfig {
+    fn default() -> Self {
+        EnteringKingConfig {
+            enabled: true,
+            open_path: OpenPathMode::Off,
+        }
+    }
 }
 
 /// One king's open path, as reported.

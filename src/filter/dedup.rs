@@ -6,8 +6,9 @@
 //!   PackedSfen position has more than one valid encoding), and ply / move fields are ignored.
 //! - With `mirror`, a position and its left-right mirror image (file 1 ↔ file 9, same hands
 //!   and side) are one: the key is `min(fingerprint, mirrored_fingerprint)`.
-//! - `reference` pools pre-fill the set ([`Dedup::prefill`]) so positions already present in
-//!   an existing pool are dropped as duplicates.
+//! - `reference` pools pre-fill the run's index (the ordered commit's [`super::FirstSeen`],
+//!   first index `u64::MAX`) so positions already present in an existing pool are dropped as
+//!   duplicates.
 //!
 //! # Invariants
 //! Fingerprints come from two independent 64-bit Zobrist families; a false duplicate here
@@ -15,30 +16,20 @@
 //! records). The pipeline's index ([`super::FirstSeen`]) keeps 96 of the bits to hold a
 //! position in 16 bytes: about `n² / 2^97`, ~6 × 10^-12 at 10^9 distinct positions.
 
-use super::keyhash::BuildKeyHasher;
 use crate::shogi::{Fingerprint, Position};
 use serde::{Deserialize, Serialize};
-use std::borrow::Borrow;
-use std::collections::HashSet;
 use std::path::PathBuf;
 
-/// `[filter.dedup]`.
+/// `[filter.dedup]`; a key left out takes its value from `Default`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct DedupConfig {
     /// Whether duplicates are dropped.
-    #[serde(default = "yes")]
     pub enabled: bool,
     /// A position and its left-right mirror count as one.
-    #[serde(default)]
     pub mirror: bool,
     /// Existing pools whose positions count as already kept.
-    #[serde(default)]
     pub reference: Vec<PathBuf>,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl Default for DedupConfig {
@@ -60,76 +51,5 @@ pub fn dedup_key(pos: &Position, mirror: bool) -> Fingerprint {
         fp.min(pos.mirrored_fingerprint())
     } else {
         fp
-    }
-}
-
-/// The set of positions seen so far.
-#[derive(Clone, Debug, Default)]
-pub struct Dedup {
-    seen: HashSet<Fingerprint, BuildKeyHasher>,
-    mirror: bool,
-}
-
-impl Dedup {
-    /// An empty set; `mirror` as in [`DedupConfig::mirror`].
-    pub fn new(mirror: bool) -> Dedup {
-        Dedup {
-            seen: HashSet::default(),
-            mirror,
-        }
-    }
-
-    /// Whether mirror images count as one.
-    pub fn mirror(&self) -> bool {
-        self.mirror
-    }
-
-    /// The key this set uses for `pos`.
-    #[inline]
-    pub fn key(&self, pos: &Position) -> Fingerprint {
-        dedup_key(pos, self.mirror)
-    }
-
-    /// Records `pos`; `true` if it was new (keep it), `false` if it is a duplicate.
-    #[inline]
-    pub fn insert(&mut self, pos: &Position) -> bool {
-        let k = self.key(pos);
-        self.seen.insert(k)
-    }
-
-    /// Records a key computed with [`dedup_key`] (same `mirror` setting); `true` if new.
-    #[inline]
-    pub fn insert_key(&mut self, key: Fingerprint) -> bool {
-        self.seen.insert(key)
-    }
-
-    /// Whether `pos` was seen.
-    #[inline]
-    pub fn contains(&self, pos: &Position) -> bool {
-        self.seen.contains(&self.key(pos))
-    }
-
-    /// Pre-fills the set from a reference pool; returns how many distinct positions it added.
-    pub fn prefill<I>(&mut self, positions: I) -> usize
-    where
-        I: IntoIterator,
-        I::Item: Borrow<Position>,
-    {
-        let before = self.seen.len();
-        for p in positions {
-            let k = self.key(p.borrow());
-            self.seen.insert(k);
-        }
-        self.seen.len() - before
-    }
-
-    /// Number of distinct positions held.
-    pub fn len(&self) -> usize {
-        self.seen.len()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
     }
 }

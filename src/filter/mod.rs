@@ -26,7 +26,7 @@ pub use declaration::{
     open_path_info, DeclarationConfig, DeclarationStage, DeclarationVerdict, EnteringKingConfig,
     OpenPathInfo, OpenPathMode, OpenPathStats, RuleSetting,
 };
-pub use dedup::{dedup_key, Dedup, DedupConfig};
+pub use dedup::{dedup_key, DedupConfig};
 pub use first_seen::FirstSeen;
 pub use keyhash::{BuildKeyHasher, KeyHasher};
 pub use repetition::{
@@ -34,6 +34,7 @@ pub use repetition::{
     RepetitionSelect,
 };
 
+use crate::codec::{CodecError, Format};
 use crate::shogi::Invalid;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -117,6 +118,19 @@ pub enum RejectReason {
     /// The record decoded to an impossible position.
     #[error("invalid position: {0}")]
     Invalid(#[from] Invalid),
+    /// The file ends inside a record: its last `got` bytes are less than one record.
+    #[error(
+        "does not decode: truncated record: {got} bytes at the end of the file, {format} needs \
+         {need}"
+    )]
+    Truncated {
+        /// The file's format.
+        format: Format,
+        /// Bytes present.
+        got: usize,
+        /// Bytes in a record.
+        need: usize,
+    },
     /// The record does not decode.
     #[error("does not decode: {0}")]
     Malformed(String),
@@ -124,6 +138,32 @@ pub enum RejectReason {
     /// for it.
     #[error("{0}")]
     Unreadable(String),
+}
+
+impl RejectReason {
+    /// The kind's name in report.json's `rejected_reasons`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RejectReason::Invalid(_) => "invalid",
+            RejectReason::Truncated { .. } => "truncated",
+            RejectReason::Malformed(_) => "malformed",
+            RejectReason::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+impl From<CodecError> for RejectReason {
+    /// The rejection for a record that does not decode: an impossible position, a short
+    /// record (only a file's truncated tail can be one), or the codec's reason.
+    fn from(e: CodecError) -> RejectReason {
+        match e {
+            CodecError::Invalid(inv) => RejectReason::Invalid(inv),
+            CodecError::Length { format, got, need } => {
+                RejectReason::Truncated { format, got, need }
+            }
+            other => RejectReason::Malformed(other.to_string()),
+        }
+    }
 }
 
 /// The fate of one record.

@@ -178,31 +178,21 @@ impl RepetitionSelect {
     }
 }
 
-/// `[filter.repetition]`.
+/// `[filter.repetition]`; a key left out takes its value from `Default`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct RepetitionConfig {
     /// Whether the stage runs.
-    #[serde(default = "yes")]
     pub enabled: bool,
     /// Which kinds drop a position.
-    #[serde(default = "both_kinds")]
     pub drop: Vec<RepetitionKind>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn both_kinds() -> Vec<RepetitionKind> {
-    vec![RepetitionKind::Exact, RepetitionKind::Inferior]
 }
 
 impl Default for RepetitionConfig {
     fn default() -> Self {
         RepetitionConfig {
             enabled: true,
-            drop: both_kinds(),
+            drop: vec![RepetitionKind::Exact, RepetitionKind::Inferior],
         }
     }
 }

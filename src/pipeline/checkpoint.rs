@@ -33,44 +33,44 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The checkpoint's file name in the output directory.
-pub const CHECKPOINT_FILE: &str = "resume.json";
+pub(crate) const CHECKPOINT_FILE: &str = "resume.json";
 
 /// Everything a resumed run needs to go on where a checkpoint was taken.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     /// The posfilter version that wrote it.
-    pub version: String,
+    pub(crate) version: String,
     /// The run's configuration as JSON, `workers.threads` set to 0 (a resume may use
     /// another worker count: the output does not depend on it).
-    pub config: serde_json::Value,
+    pub(crate) config: serde_json::Value,
     /// The input files as they were.
-    pub inputs: Vec<InputStamp>,
+    pub(crate) inputs: Vec<InputStamp>,
     /// Where the reader goes on.
-    pub next: ResumePoint,
+    pub(crate) next: ResumePoint,
     /// Seconds the run had taken up to the checkpoint (over all its resumed parts).
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Files of a previous run the first part removed (for the summary).
-    pub replaced_files: usize,
+    pub(crate) replaced_files: usize,
     /// The input index at which each earlier part of the run was resumed.
-    pub resumed_from: Vec<u64>,
+    pub(crate) resumed_from: Vec<u64>,
     /// The commit's counts and its files' states.
-    pub commit: CommitMark,
+    pub(crate) commit: CommitMark,
 }
 
 /// An input file as a checkpoint saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InputStamp {
+pub(crate) struct InputStamp {
     /// The path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Size in bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Modification time, nanoseconds since the Unix epoch (0 if the system has none).
-    pub modified_ns: u128,
+    pub(crate) modified_ns: u128,
 }
 
 impl InputStamp {
     /// The stamp of `path` now.
-    pub fn of(path: &Path) -> io::Result<InputStamp> {
+    pub(crate) fn of(path: &Path) -> io::Result<InputStamp> {
         let meta = std::fs::metadata(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let modified_ns = meta
@@ -86,16 +86,9 @@ impl InputStamp {
     }
 }
 
-/// The configuration as a checkpoint records it (see [`Checkpoint::config`]).
-pub fn config_value(config: &Config) -> serde_json::Value {
-    let mut raw = config.raw.clone();
-    raw.workers.threads = 0;
-    serde_json::to_value(&raw).unwrap_or_default()
-}
-
 impl Checkpoint {
     /// Reads `dir/resume.json`; `Ok(None)` if there is none.
-    pub fn load(dir: &Path) -> io::Result<Option<Checkpoint>> {
+    pub(crate) fn load(dir: &Path) -> io::Result<Option<Checkpoint>> {
         let path = dir.join(CHECKPOINT_FILE);
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
@@ -114,7 +107,7 @@ impl Checkpoint {
     }
 
     /// Why this checkpoint cannot be resumed with `config` reading `inputs`, if it cannot.
-    pub fn mismatch(&self, config: &Config, inputs: &[PathBuf]) -> Option<String> {
+    pub(crate) fn mismatch(&self, config: &Config, inputs: &[PathBuf]) -> Option<String> {
         if self.version != env!("CARGO_PKG_VERSION") {
             return Some(format!(
                 "it was written by posfilter {}, this is {}",
@@ -122,7 +115,7 @@ impl Checkpoint {
                 env!("CARGO_PKG_VERSION")
             ));
         }
-        let now = config_value(config);
+        let now = config.echo(false);
         if now != self.config {
             let what = differing_keys(&self.config, &now, "");
             return Some(format!(
@@ -169,14 +162,14 @@ pub fn last_checkpoint() -> Option<u64> {
 
 /// Test hook: with this environment variable set to `k`, the process exits (status 75,
 /// nothing flushed, as if killed) right after writing its `k`-th checkpoint.
-pub const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
+pub(crate) const STOP_AFTER_CHECKPOINTS: &str = "POSFILTER_STOP_AFTER_CHECKPOINTS";
 
 /// When a run takes its checkpoints, and what each records besides the commit's state.
 ///
 /// Invariant: `next_at` is the first multiple of `every` above the input index of the last
 /// checkpoint (or of the start), so checkpoints follow the same batches in every run of
 /// the same input and config, resumed or not.
-pub struct Checkpoints {
+pub(crate) struct Checkpoints {
     /// Input records between checkpoints (0 = never).
     every: u64,
     /// The next checkpoint follows the first batch that ends at or past this index.
@@ -202,14 +195,14 @@ pub struct Checkpoints {
 impl Checkpoints {
     /// The schedule of a run of `config` that began at `start`, going on from `resumed` if
     /// given.
-    pub fn new(
+    pub(crate) fn new(
         config: &Config,
         resumed: Option<&Checkpoint>,
         inputs: Vec<InputStamp>,
         replaced_files: usize,
         start: Instant,
     ) -> Checkpoints {
-        let every = config.checkpoint_records();
+        let every = config.checkpoint_records;
         let from = resumed.map(|cp| cp.next.next_index);
         LAST_CHECKPOINT.store(from.unwrap_or(u64::MAX), Ordering::Relaxed);
         Checkpoints {
@@ -219,7 +212,7 @@ impl Checkpoints {
             stop_after: std::env::var(STOP_AFTER_CHECKPOINTS)
                 .ok()
                 .and_then(|v| v.parse().ok()),
-            config: config_value(config),
+            config: config.echo(false),
             inputs,
             replaced_files,
             prior_seconds: resumed.map_or(0.0, |cp| cp.seconds),
@@ -236,13 +229,18 @@ impl Checkpoints {
     }
 
     /// Whether a checkpoint is due after the batch that left the reader at `next`.
-    pub fn due(&self, next: ResumePoint) -> bool {
+    pub(crate) fn due(&self, next: ResumePoint) -> bool {
         self.every > 0 && next.next_index >= self.next_at
     }
 
     /// Takes a checkpoint after the batch that left the reader at `next`: the commit's
     /// files flushed, then `dir/resume.json` written (under a temporary name, renamed).
-    pub fn take(&mut self, dir: &Path, commit: &mut Commit, next: ResumePoint) -> io::Result<()> {
+    pub(crate) fn take(
+        &mut self,
+        dir: &Path,
+        commit: &mut Commit,
+        next: ResumePoint,
+    ) -> io::Result<()> {
         let cp = Checkpoint {
             version: env!("CARGO_PKG_VERSION").to_string(),
             config: self.config.clone(),
@@ -264,12 +262,12 @@ impl Checkpoints {
     }
 
     /// Seconds of the whole run so far, earlier parts included.
-    pub fn seconds(&self) -> f64 {
+    pub(crate) fn seconds(&self) -> f64 {
         self.prior_seconds + self.start.elapsed().as_secs_f64()
     }
 
     /// The input index at which each part of the run after the first began.
-    pub fn resumed_from(&self) -> &[u64] {
+    pub(crate) fn resumed_from(&self) -> &[u64] {
         &self.resumed_from
     }
 }

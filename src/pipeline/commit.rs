@@ -12,8 +12,9 @@ use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
 use crate::filter::FirstSeen;
-use crate::filter::{Decision, DropReason};
+use crate::filter::{Decision, DropReason, RejectReason};
 use crate::io::output::{FileMark, OutputOptions, ShardWriter, ShardWriterMark};
+use crate::shogi::Fingerprint;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::io;
@@ -21,7 +22,7 @@ use std::path::Path;
 
 /// Dedup keys seen so far and the global index of the first record with each (reference
 /// pools: `u64::MAX`).
-pub type DedupIndex = FirstSeen;
+pub(crate) type DedupIndex = FirstSeen;
 
 /// One audit.jsonl line, serialised straight from borrowed fields (no JSON tree per line);
 /// fields in the sorted order a JSON map writes them.
@@ -48,13 +49,13 @@ enum Detail<'a> {
 const WARM_CHUNK: usize = 64;
 
 /// Running state of the commit: counts, the dedup map and the open writers.
-pub struct Commit {
+pub(crate) struct Commit {
     /// Record counts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// Unknowns, nodes, mates, move fields, tags and reasons.
-    pub tallies: Tallies,
+    pub(crate) tallies: Tallies,
     /// Records read per input file.
-    pub per_file: Vec<u64>,
+    pub(crate) per_file: Vec<u64>,
     dedup: Option<DedupIndex>,
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
@@ -72,53 +73,53 @@ pub struct Commit {
 }
 
 /// How the commit writes.
-pub struct CommitOptions<'a> {
+pub(crate) struct CommitOptions<'a> {
     /// Output directory.
-    pub out_dir: &'a Path,
+    pub(crate) out_dir: &'a Path,
     /// Output format (`None` = same as each input).
-    pub out_format: Option<Format>,
+    pub(crate) out_format: Option<Format>,
     /// Records per shard.
-    pub shard_records: u64,
+    pub(crate) shard_records: u64,
     /// zstd level for shards, `None` for plain.
-    pub zstd_level: Option<i32>,
+    pub(crate) zstd_level: Option<i32>,
     /// Write audit.jsonl.
-    pub audit: bool,
+    pub(crate) audit: bool,
     /// Write `mates.jsonl` and `mates.<fmt>` in this format.
-    pub mates: Option<Format>,
+    pub(crate) mates: Option<Format>,
     /// Dedup on (with reference keys pre-filled, index `u64::MAX`).
-    pub dedup: Option<DedupIndex>,
+    pub(crate) dedup: Option<DedupIndex>,
     /// Input file names, by file number.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Where to log the keys added to `dedup` (checkpoints on).
-    pub dedup_log: Option<DedupLog>,
+    pub(crate) dedup_log: Option<DedupLog>,
 }
 
 /// The commit's state at a checkpoint: its counts and every writer's mark.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CommitMark {
+pub(crate) struct CommitMark {
     /// Record counts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// Tallies.
-    pub tallies: Tallies,
+    pub(crate) tallies: Tallies,
     /// Records read per input file.
-    pub per_file: Vec<u64>,
+    pub(crate) per_file: Vec<u64>,
     /// Kept-record writers in the order they were opened.
-    pub kept: Vec<(Format, ShardWriterMark)>,
+    pub(crate) kept: Vec<(Format, ShardWriterMark)>,
     /// The binary mates file.
-    pub mates_bin: Option<ShardWriterMark>,
+    pub(crate) mates_bin: Option<ShardWriterMark>,
     /// audit.jsonl.
-    pub audit: Option<AtomicMark>,
+    pub(crate) audit: Option<AtomicMark>,
     /// rejected.jsonl.
-    pub rejected: AtomicMark,
+    pub(crate) rejected: AtomicMark,
     /// mates.jsonl.
-    pub mates_jsonl: Option<AtomicMark>,
+    pub(crate) mates_jsonl: Option<AtomicMark>,
     /// The dedup log.
-    pub dedup_log: Option<FileMark>,
+    pub(crate) dedup_log: Option<FileMark>,
 }
 
 impl Commit {
     /// Opens the side files (under temporary names).
-    pub fn new(o: CommitOptions<'_>) -> io::Result<Commit> {
+    pub(crate) fn new(o: CommitOptions<'_>) -> io::Result<Commit> {
         let dir = o.out_dir;
         Ok(Commit {
             counts: Counts::default(),
@@ -151,7 +152,7 @@ impl Commit {
     /// A commit that goes on from `mark` (taken by [`Commit::checkpoint`] in a run of the
     /// same configuration): counts restored, every file checked against its mark and
     /// reopened there. `o.dedup` must already hold the keys of the dedup log.
-    pub fn resume(o: CommitOptions<'_>, mark: &CommitMark) -> io::Result<Commit> {
+    pub(crate) fn resume(o: CommitOptions<'_>, mark: &CommitMark) -> io::Result<Commit> {
         let dir = o.out_dir;
         if o.audit != mark.audit.is_some()
             || o.mates.is_some() != mark.mates_jsonl.is_some()
@@ -220,7 +221,7 @@ impl Commit {
 
     /// Makes everything committed so far durable (flushed and synced) and returns the
     /// state a resumed run goes on from.
-    pub fn checkpoint(&mut self) -> io::Result<CommitMark> {
+    pub(crate) fn checkpoint(&mut self) -> io::Result<CommitMark> {
         let mut kept = Vec::new();
         for (format, w) in &mut self.kept {
             kept.push((*format, w.checkpoint().map_err(io::Error::other)?));
@@ -247,21 +248,8 @@ impl Commit {
         })
     }
 
-    fn file_name(&self, file: u32) -> &str {
-        self.files
-            .get(file as usize)
-            .map(String::as_str)
-            .unwrap_or("?")
-    }
-
-    fn bump_file(&mut self, file: u32) {
-        if let Some(n) = self.per_file.get_mut(file as usize) {
-            *n += 1;
-        }
-    }
-
     /// Applies one batch's outcomes in order.
-    pub fn apply(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
+    pub(crate) fn apply(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
         for chunk in outcome.records.chunks(WARM_CHUNK) {
             if let Some(index) = &self.dedup {
                 // The index is far larger than the caches and the TLB: touch the slots of a
@@ -279,170 +267,182 @@ impl Commit {
         Ok(())
     }
 
+    /// Applies one record: its tallies, dedup, then the files its decision writes to.
     fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
-        self.counts.input += 1;
-        self.bump_file(r.file);
-        if r.cached {
-            self.tallies.verdict_cache.hits += 1;
-            self.tallies.verdict_cache.nodes_saved += r.nodes;
-        } else {
-            self.tallies.nodes += r.nodes;
-        }
-        self.tallies.unknown += r.unknown as u64;
-        self.tallies.unknown_timed_out += r.timed_out as u64;
-        self.tallies.move_field.illegal += r.move_illegal as u64;
-        let mut decision = r.decision.clone();
+        self.tally(r);
         let extra = r.extra();
-        let mut detail = Detail::Tree(&extra.detail);
-        if decision.is_keep() {
-            if let (Some(map), Some(key)) = (self.dedup.as_mut(), r.dedup_key) {
-                if let Some(first) = map.first_or_insert(key, r.index) {
-                    decision = Decision::Drop(DropReason::Duplicate);
-                    detail = if first == u64::MAX {
-                        Detail::Reference { reference: true }
-                    } else {
-                        Detail::FirstIndex { first_index: first }
-                    };
-                } else if let Some(log) = self.dedup_log.as_mut() {
+        let (decision, detail) = match self.dedup(r)? {
+            Some(detail) => (Decision::Drop(DropReason::Duplicate), detail),
+            None => (r.decision.clone(), Detail::Tree(&extra.detail)),
+        };
+        match &decision {
+            Decision::Keep => self.keep(format, r, out),
+            Decision::Drop(reason) => self.drop(*reason, r, detail),
+            Decision::Reject(reason) => self.reject(reason, r),
+        }
+    }
+
+    /// Counts the record in its input file and adds what the worker spent and saw.
+    fn tally(&mut self, r: &RecordOutcome) {
+        self.counts.input += 1;
+        if let Some(n) = self.per_file.get_mut(r.file as usize) {
+            *n += 1;
+        }
+        let t = &mut self.tallies;
+        if r.cached {
+            t.verdict_cache.hits += 1;
+            t.verdict_cache.nodes_saved += r.nodes;
+        } else {
+            t.nodes += r.nodes;
+        }
+        t.unknown += r.unknown as u64;
+        t.unknown_timed_out += r.timed_out as u64;
+        t.move_field.illegal += r.move_illegal as u64;
+    }
+
+    /// For a record the worker kept: the audit detail of a duplicate (its first record's
+    /// index, or a reference pool) if an earlier record or a pool had its key; else its key
+    /// is recorded (and logged) as first seen here, and `None`.
+    fn dedup(&mut self, r: &RecordOutcome) -> io::Result<Option<Detail<'static>>> {
+        let (Some(index), Some(key), true) = (&mut self.dedup, r.dedup_key, r.decision.is_keep())
+        else {
+            return Ok(None);
+        };
+        match duplicate_of(index, key, r.index) {
+            Some(u64::MAX) => Ok(Some(Detail::Reference { reference: true })),
+            Some(first) => Ok(Some(Detail::FirstIndex { first_index: first })),
+            None => {
+                if let Some(log) = self.dedup_log.as_mut() {
                     log.append(key, r.index)?;
                 }
+                Ok(None)
             }
         }
-        let file = self
-            .files
-            .get(r.file as usize)
-            .map(String::as_str)
-            .unwrap_or("?");
-        match &decision {
-            Decision::Keep => {
-                self.counts.kept += 1;
-                // Only a kept record is written, so only it is counted as cleared (the
-                // worker clears the field of every record it keeps, duplicates included).
-                self.tallies.move_field.cleared += r.move_cleared as u64;
-                self.tallies.unknown_kept += r.unknown as u64;
-                // A kept record carries an audit detail only when the worker tagged it
-                // (`filter.mate.unknown = "tag"`: its nodes and SFEN).
-                let tag_unknown = r.unknown && !extra.detail.is_null();
-                if r.open_path || tag_unknown {
-                    // `open_path = "tag"` / `unknown = "tag"`: counted, and written to the
-                    // audit as a kept record (one line with both details when both apply).
-                    self.tallies.open_path_tagged += r.open_path as u64;
-                    if let Some(audit) = self.audit.as_mut() {
-                        let mut detail = if r.open_path {
-                            extra.open_path_detail.clone()
-                        } else {
-                            json!({})
-                        };
-                        if tag_unknown {
-                            detail["unknown"] = extra.detail.clone();
-                        }
-                        audit.write_json_line(&AuditLine {
-                            decision: "keep",
-                            detail: Detail::Tree(&detail),
-                            file,
-                            index: r.index,
-                            offset: r.offset,
-                        })?;
-                    }
-                }
-                let target = self.out_format.unwrap_or(format);
-                let at = match self.kept.iter().position(|(f, _)| *f == target) {
-                    Some(at) => at,
-                    None => {
-                        let opts = OutputOptions {
-                            zstd_level: self.zstd_level,
-                            shard_records: self.shard_records,
-                        };
-                        let dir = self.out_dir.join("kept");
-                        self.kept
-                            .push((target, ShardWriter::new(&dir, target, opts)));
-                        self.kept.len() - 1
-                    }
+    }
+
+    /// A kept record: counted, tagged in the audit if the worker tagged it, written.
+    fn keep(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
+        self.counts.kept += 1;
+        // Only a kept record is written, so only it is counted as cleared (the worker clears
+        // the field of every record it keeps, duplicates included).
+        self.tallies.move_field.cleared += r.move_cleared as u64;
+        self.tallies.unknown_kept += r.unknown as u64;
+        self.tallies.open_path_tagged += r.open_path as u64;
+        self.audit_kept(r)?;
+        let target = self.out_format.unwrap_or(format);
+        let at = match self.kept.iter().position(|(f, _)| *f == target) {
+            Some(at) => at,
+            None => {
+                let opts = OutputOptions {
+                    zstd_level: self.zstd_level,
+                    shard_records: self.shard_records,
                 };
-                let writer = &mut self.kept[at].1;
-                writer
-                    .write_record(out.get(r.out.clone()).unwrap_or(&[]))
-                    .map_err(io::Error::other)?;
+                let dir = self.out_dir.join("kept");
+                self.kept
+                    .push((target, ShardWriter::new(&dir, target, opts)));
+                self.kept.len() - 1
             }
-            Decision::Drop(reason) => {
-                let d = &mut self.counts.dropped;
-                match reason {
-                    DropReason::Checkmated => d.checkmated += 1,
-                    DropReason::NoLegalMoves => d.no_legal_moves += 1,
-                    DropReason::Mate => d.mate += 1,
-                    DropReason::Mated => d.mated += 1,
-                    DropReason::Repetition => d.repetition += 1,
-                    DropReason::Declaration => d.declaration += 1,
-                    DropReason::Duplicate => d.duplicate += 1,
-                    DropReason::Unknown => d.unknown += 1,
-                }
-                if let Some((kind, perpetual)) = extra.repetition {
-                    *self.tallies.repetition.entry(kind.to_string()).or_default() += 1;
-                    if perpetual {
-                        *self
-                            .tallies
-                            .repetition
-                            .entry("perpetual_check".into())
-                            .or_default() += 1;
-                    }
-                }
-                if let Some(audit) = self.audit.as_mut() {
-                    audit.write_json_line(&AuditLine {
-                        decision: reason.name(),
-                        detail,
-                        file,
-                        index: r.index,
-                        offset: r.offset,
-                    })?;
-                }
-                if let Some(m) = &extra.mate {
-                    if let Some(j) = self.mates_jsonl.as_mut() {
-                        j.write_json_line(&json!({
-                            "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
-                            "pv": m.pv, "nodes": m.nodes,
-                        }))?;
-                        self.tallies.mates_written += 1;
-                    }
-                    if let (Some(b), false) = (self.mates_bin.as_mut(), m.binary.is_empty()) {
-                        b.write_record(&m.binary).map_err(io::Error::other)?;
-                    }
-                }
+        };
+        let bytes = out.get(r.out.clone()).unwrap_or(&[]);
+        self.kept[at]
+            .1
+            .write_record(bytes)
+            .map_err(io::Error::other)
+    }
+
+    /// The audit line of a kept record the worker tagged (`open_path = "tag"`,
+    /// `unknown = "tag"`: one line with both details when both apply); none otherwise.
+    fn audit_kept(&mut self, r: &RecordOutcome) -> io::Result<()> {
+        let extra = r.extra();
+        // A kept record carries an audit detail only when the worker tagged it unknown.
+        let tag_unknown = r.unknown && !extra.detail.is_null();
+        let Some(audit) = self.audit.as_mut().filter(|_| r.open_path || tag_unknown) else {
+            return Ok(());
+        };
+        let mut detail = if r.open_path {
+            extra.open_path_detail.clone()
+        } else {
+            json!({})
+        };
+        if tag_unknown {
+            detail["unknown"] = extra.detail.clone();
+        }
+        audit.write_json_line(&AuditLine {
+            decision: "keep",
+            detail: Detail::Tree(&detail),
+            file: file_name(&self.files, r.file),
+            index: r.index,
+            offset: r.offset,
+        })
+    }
+
+    /// A dropped record: counted, audited, and its mate written to the mates files.
+    fn drop(
+        &mut self,
+        reason: DropReason,
+        r: &RecordOutcome,
+        detail: Detail<'_>,
+    ) -> io::Result<()> {
+        self.counts.dropped.add(reason);
+        let extra = r.extra();
+        if let Some((kind, perpetual)) = extra.repetition {
+            let kinds = &mut self.tallies.repetition;
+            *kinds.entry(kind.to_string()).or_default() += 1;
+            if perpetual {
+                *kinds.entry("perpetual_check".into()).or_default() += 1;
             }
-            Decision::Reject(reason) => {
-                self.counts.rejected += 1;
-                if r.move_illegal && !r.move_cleared {
-                    self.tallies.move_field.rejected += 1;
-                }
-                let kind = match reason {
-                    crate::filter::RejectReason::Invalid(_) => "invalid",
-                    crate::filter::RejectReason::Malformed(m) if m.starts_with("truncated") => {
-                        "truncated"
-                    }
-                    crate::filter::RejectReason::Malformed(_) => "malformed",
-                    crate::filter::RejectReason::Unreadable(_) => "unreadable",
-                };
-                *self
-                    .tallies
-                    .rejected_reasons
-                    .entry(kind.into())
-                    .or_default() += 1;
-                let mut line = json!({
-                    "index": r.index, "file": self.file_name(r.file), "offset": r.offset,
-                    "decision": "rejected", "detail": reason.to_string(),
-                    "raw": extra.raw_hex, "bytes": extra.raw_len,
-                });
-                if let Some(text) = &extra.raw_text {
-                    line["text"] = json!(text);
-                }
-                self.rejected.write_json_line(&line)?;
-            }
+        }
+        if let Some(audit) = self.audit.as_mut() {
+            audit.write_json_line(&AuditLine {
+                decision: reason.name(),
+                detail,
+                file: file_name(&self.files, r.file),
+                index: r.index,
+                offset: r.offset,
+            })?;
+        }
+        let Some(m) = &extra.mate else {
+            return Ok(());
+        };
+        if let Some(j) = self.mates_jsonl.as_mut() {
+            j.write_json_line(&json!({
+                "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
+                "pv": m.pv, "nodes": m.nodes,
+            }))?;
+            self.tallies.mates_written += 1;
+        }
+        if let (Some(b), false) = (self.mates_bin.as_mut(), m.binary.is_empty()) {
+            b.write_record(&m.binary).map_err(io::Error::other)?;
         }
         Ok(())
     }
 
+    /// A rejected record: counted by kind and written to rejected.jsonl with its bytes.
+    fn reject(&mut self, reason: &RejectReason, r: &RecordOutcome) -> io::Result<()> {
+        self.counts.rejected += 1;
+        if r.move_illegal && !r.move_cleared {
+            self.tallies.move_field.rejected += 1;
+        }
+        *self
+            .tallies
+            .rejected_reasons
+            .entry(reason.kind().into())
+            .or_default() += 1;
+        let extra = r.extra();
+        let mut line = json!({
+            "index": r.index, "file": file_name(&self.files, r.file), "offset": r.offset,
+            "decision": "rejected", "detail": reason.to_string(),
+            "raw": extra.raw_hex, "bytes": extra.raw_len,
+        });
+        if let Some(text) = &extra.raw_text {
+            line["text"] = json!(text);
+        }
+        self.rejected.write_json_line(&line)
+    }
+
     /// Finishes every file (renaming them into place); returns them for the manifest, kept
     /// shards first in format order.
-    pub fn finish(self) -> io::Result<Vec<FileInfo>> {
+    pub(crate) fn finish(self) -> io::Result<Vec<FileInfo>> {
         let mut files = Vec::new();
         let mut writers = self.kept;
         writers.sort_by_key(|(f, _)| f.name());
@@ -457,4 +457,17 @@ impl Commit {
         files.push(self.rejected.finish()?);
         Ok(files)
     }
+}
+
+/// The name of input file number `file` ("?" for none).
+fn file_name(files: &[String], file: u32) -> &str {
+    files.get(file as usize).map(String::as_str).unwrap_or("?")
+}
+
+/// The dedup decision of the kept record number `index` with `key`: the index of the first
+/// record with that key (`u64::MAX` for a reference pool) if there was one, else `None` and
+/// the key is recorded as first seen at `index`.
+#[inline]
+pub(crate) fn duplicate_of(seen: &mut FirstSeen, key: Fingerprint, index: u64) -> Option<u64> {
+    seen.first_or_insert(key, index)
 }

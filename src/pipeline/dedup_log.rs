@@ -18,19 +18,19 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The dedup log's file name in the output directory.
-pub const DEDUP_LOG_FILE: &str = "resume.dedup";
+pub(crate) const DEDUP_LOG_FILE: &str = "resume.dedup";
 /// Bytes per dedup log entry: a 128-bit fingerprint and a 64-bit index.
 const DEDUP_ENTRY: usize = 24;
 
 /// The keys a run added to its dedup index, appended in commit order (see the module).
-pub struct DedupLog {
+pub(crate) struct DedupLog {
     sink: Counted,
     path: PathBuf,
 }
 
 impl DedupLog {
     /// Creates (truncates) `dir/resume.dedup`.
-    pub fn create(dir: &Path) -> io::Result<DedupLog> {
+    pub(crate) fn create(dir: &Path) -> io::Result<DedupLog> {
         let path = dir.join(DEDUP_LOG_FILE);
         let sink = Counted::create(&path).map_err(|e| with_path(&path, e))?;
         Ok(DedupLog { sink, path })
@@ -38,7 +38,7 @@ impl DedupLog {
 
     /// Appends one key and the index of its first record.
     #[inline]
-    pub fn append(&mut self, key: Fingerprint, index: u64) -> io::Result<()> {
+    pub(crate) fn append(&mut self, key: Fingerprint, index: u64) -> io::Result<()> {
         let mut entry = [0u8; DEDUP_ENTRY];
         entry[..16].copy_from_slice(&key.0.to_le_bytes());
         entry[16..].copy_from_slice(&index.to_le_bytes());
@@ -48,13 +48,17 @@ impl DedupLog {
     }
 
     /// Flushes and syncs the log; its mark for a checkpoint.
-    pub fn checkpoint(&mut self) -> io::Result<FileMark> {
+    pub(crate) fn checkpoint(&mut self) -> io::Result<FileMark> {
         self.sink.mark().map_err(|e| with_path(&self.path, e))
     }
 
     /// Reopens the log of a stopped run at `mark` and puts its keys back into `index` in
     /// their order, as the stopped run had inserted them.
-    pub fn resume(dir: &Path, mark: FileMark, index: &mut FirstSeen) -> io::Result<DedupLog> {
+    pub(crate) fn resume(
+        dir: &Path,
+        mark: FileMark,
+        index: &mut FirstSeen,
+    ) -> io::Result<DedupLog> {
         let path = dir.join(DEDUP_LOG_FILE);
         if mark.bytes % DEDUP_ENTRY as u64 != 0 {
             return Err(with_path(

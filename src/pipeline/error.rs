@@ -1,6 +1,7 @@
 //! [`PipelineError`]: why a run failed.
 
 use crate::io::input::InputError;
+use std::path::Path;
 use thiserror::Error;
 
 /// Why a run failed (per-record problems are never errors: they are rejections).
@@ -45,4 +46,14 @@ pub enum PipelineError {
         /// Why not.
         why: String,
     },
+}
+
+impl PipelineError {
+    /// The error for a failed write in the output directory `dir` (for `map_err`).
+    pub(crate) fn output_in(dir: &Path) -> impl Fn(std::io::Error) -> PipelineError + '_ {
+        move |source| PipelineError::Output {
+            dir: dir.display().to_string(),
+            source,
+        }
+    }
 }

@@ -32,36 +32,36 @@
 //! copy of all of it). The verdict cache is fixed at `cache_mb` (plus the PVs of the mates it
 //! holds).
 
-pub mod checkpoint;
-pub mod commit;
+pub(crate) mod checkpoint;
+pub(crate) mod commit;
 pub mod config;
-pub mod dedup_log;
-pub mod error;
-pub mod output;
-pub mod plan;
+mod decide;
+pub(crate) mod dedup_log;
+mod error;
+pub(crate) mod output;
+pub(crate) mod plan;
 pub mod preflight;
-pub mod previous;
-pub mod progress;
+mod prepare;
+pub(crate) mod previous;
+pub(crate) mod progress;
 pub mod report;
-pub mod settings;
-pub mod worker;
+mod schedule;
+pub(crate) mod settings;
+pub(crate) mod worker;
 
-use crate::codec;
-use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
-use checkpoint::{Checkpoint, Checkpoints, InputStamp, CHECKPOINT_FILE};
-use commit::{Commit, CommitOptions};
-use config::{Compression, Config};
-use dedup_log::{DedupLog, DEDUP_LOG_FILE};
+pub use checkpoint::last_checkpoint;
+use checkpoint::CHECKPOINT_FILE;
+use config::Config;
+pub use decide::Decider;
+use dedup_log::DEDUP_LOG_FILE;
 pub use error::PipelineError;
 use output::{remove_if_present, write_json};
 use plan::Plan;
-use progress::Progress;
+use prepare::Prepared;
 use report::{InputSummary, Report};
 use settings::Settings;
-use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::Instant;
-use worker::{BatchOutcome, Worker};
+pub use worker::{MateOut, RecordOutcome};
 
 /// What a run of `config` would read and write, without reading the records or writing
 /// anything (`posfilter run --dry-run`); fails where the run would fail before starting.
@@ -71,228 +71,31 @@ pub fn dry_run(config: &Config) -> Result<String, PipelineError> {
 }
 
 /// Runs the pipeline; returns the report (also written to report.json).
+///
+/// Three steps: [`prepare`] (the plan, a resumed or fresh output directory, the dedup
+/// index, the commit and its checkpoints), [`schedule`] (batches through the workers and the
+/// ordered commit), [`finish`] (report, manifest, reconciliation).
 pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let start = Instant::now();
-    let out_dir = &config.out_dir;
-    let out_err = |source| PipelineError::Output {
-        dir: out_dir.display().to_string(),
-        source,
-    };
     let settings = Settings::from_config(config);
-    let plan = Plan::new(config, &settings)?;
-    let stamps = input_stamps(&plan).map_err(out_err)?;
-    let resumed = if config.resume {
-        Some(resumable(config, &plan)?)
-    } else {
-        None
-    };
-    let total = plan.exact_records();
-    // Progress counts bytes on disk: file `i` starts at `disk_start[i]` of the whole input.
-    let disk_start: Vec<u64> = plan
-        .detections
-        .iter()
-        .scan(0u64, |done, d| {
-            let start = *done;
-            *done += d.file_bytes;
-            Some(start)
-        })
-        .collect();
-    let disk_total = plan.disk_bytes();
-    if config.progress {
-        // A file that does not look like its format (probed at detection) is said before
-        // the run, not only in report.json: most of its records would be rejected.
-        let files = plan.paths.iter().zip(&plan.detections);
-        let pools = plan.references.iter().zip(&plan.reference_detections);
-        for (path, d) in files.chain(pools) {
-            for note in d.reasons.iter().filter_map(|r| r.strip_prefix("warning: ")) {
-                progress::warn(&format!("{}: {note}", path.display()));
-            }
-        }
-    }
-    if settings.dedup && config.progress {
-        // Before the reference pools are read: they sit in the same index.
-        if let Some(warning) = plan.dedup_memory_warning() {
-            progress::warn(&warning);
-        }
-    }
-    let mut dedup = if settings.dedup {
-        // Growing the index re-places every key it holds; size it for the input up front
-        // (uncompressed inputs tell their record count), within a bound.
-        let expected = total.unwrap_or(0).min(DEDUP_RESERVE_MAX) as usize;
-        Some(reference_keys(&plan, &settings, expected)?)
-    } else {
-        None
-    };
-    let Plan {
+    let mut prepared = prepare::prepare(config, &settings, start)?;
+    schedule::schedule(config, &settings, &mut prepared)?;
+    finish(config, prepared)
+}
+
+/// Writes the report, the manifest and removes the checkpoint files once every output file
+/// is in place; then checks `input = kept + dropped + rejected`.
+fn finish(config: &Config, prepared: Prepared) -> Result<Report, PipelineError> {
+    let Prepared {
         paths,
         detections,
-        previous,
+        commit,
+        checkpoints,
+        replaced_files,
         ..
-    } = plan;
-    let checkpoint_every = config.checkpoint_records();
-    // A file of the stopped run that does not match its checkpoint.
-    let damaged = |e: std::io::Error| PipelineError::Resume {
-        dir: out_dir.display().to_string(),
-        why: format!("{e}; run without --resume to start over"),
-    };
-    let replaced_files = match &resumed {
-        Some(cp) => {
-            // From here on the directory must not claim a complete run (a run stopped
-            // after writing its manifest but before removing its checkpoint).
-            for name in ["manifest.json", "report.json"] {
-                remove_if_present(&out_dir.join(name)).map_err(out_err)?;
-            }
-            cp.replaced_files
-        }
-        None => {
-            if config.progress && previous.unfinished() {
-                progress::warn(&format!(
-                    "{} holds a checkpoint of an unfinished run; starting over (`run --resume` \
-                     would go on from it)",
-                    out_dir.display()
-                ));
-            }
-            previous.remove().map_err(out_err)?
-        }
-    };
-    std::fs::create_dir_all(out_dir).map_err(out_err)?;
-    let dedup_log = match (&mut dedup, &resumed) {
-        (Some(index), Some(cp)) => match cp.commit.dedup_log {
-            Some(mark) => Some(DedupLog::resume(out_dir, mark, index).map_err(damaged)?),
-            None => None,
-        },
-        (Some(_), None) if checkpoint_every > 0 => {
-            Some(DedupLog::create(out_dir).map_err(out_err)?)
-        }
-        _ => None,
-    };
-    let options = CommitOptions {
-        out_dir,
-        out_format: settings.output_format,
-        shard_records: config.raw.output.shard_records,
-        zstd_level: (config.raw.output.compression == Compression::Zstd)
-            .then_some(config.raw.output.zstd_level),
-        audit: config.raw.output.audit,
-        mates: config.raw.mates.enabled.then_some(settings.mates_format),
-        dedup,
-        files: paths.iter().map(|p| p.display().to_string()).collect(),
-        dedup_log,
-    };
-    let mut commit = match &resumed {
-        Some(cp) => Commit::resume(options, &cp.commit).map_err(damaged)?,
-        None => Commit::new(options).map_err(out_err)?,
-    };
-    let mut checkpoints = Checkpoints::new(config, resumed.as_ref(), stamps, replaced_files, start);
-
-    let threads = config.threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        // df-pn recurses once per ply of the search path; give workers the headroom of a
-        // main thread and more, whatever the platform default for spawned threads.
-        .stack_size(64 << 20)
-        .build()
-        .map_err(|e| PipelineError::Pool(e.to_string()))?;
-    // One worker per pool thread, indexed by rayon's thread index (rayon's `map_init` may
-    // call its init once per job split, which would reallocate tables).
-    let workers: Vec<Mutex<Worker>> = (0..threads)
-        .map(|_| Mutex::new(Worker::new(&settings)))
-        .collect();
-    let progress = Progress::new(disk_total, config.progress, config.log_every);
-    if let Some(cp) = &resumed {
-        progress.resuming(cp.next.next_index);
-    }
-    let specs = paths
-        .iter()
-        .zip(&detections)
-        .map(|(p, d)| InputSpec {
-            path: p.clone(),
-            format: d.format,
-        })
-        .collect();
-    let batch_options = BatchOptions {
-        records: config.batch_records(),
-        align_games: true,
-    };
-    let mut batches = match &resumed {
-        Some(cp) => Batches::resume(specs, batch_options, cp.next),
-        None => Batches::new(specs, batch_options),
-    };
-    // Streaming ordered commit: up to `limit` batches are in flight or waiting; finished
-    // batches wait in `pending` until every earlier one is committed, so output order and
-    // dedup are those of the input whatever finishes first, and no worker waits for a slow
-    // batch of another (fd's bounded channel plus reorder buffer).
-    let limit = 16 * threads;
-    let tick = |n: u64| progress.tick(n);
-    // Committed outcomes go back to the workers through `spare` (allocations reused); it
-    // never holds more than the `limit` batches that can be in flight.
-    let spare: Mutex<Vec<BatchOutcome>> = Mutex::new(Vec::new());
-    let take_spare = || match spare.lock() {
-        Ok(mut s) => s.pop().unwrap_or_default(),
-        Err(poisoned) => poisoned.into_inner().pop().unwrap_or_default(),
-    };
-    let process = |b: &Batch| {
-        let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-        let outcome = take_spare();
-        match workers[slot].lock() {
-            Ok(mut w) => w.process(b, &settings, &tick, outcome),
-            Err(poisoned) => poisoned.into_inner().process(b, &settings, &tick, outcome),
-        }
-    };
-    pool.in_place_scope(|scope| -> Result<(), PipelineError> {
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<(u64, Batch, BatchOutcome)>();
-        let mut pending: BTreeMap<u64, (Batch, BatchOutcome)> = BTreeMap::new();
-        let (mut issued, mut committed, mut exhausted) = (0u64, 0u64, false);
-        loop {
-            while !exhausted && issued - committed < limit as u64 {
-                match batches.next() {
-                    Some(batch) => {
-                        let batch = batch?;
-                        let (tx, seq, process) = (done_tx.clone(), issued, &process);
-                        scope.spawn(move |_| {
-                            let outcome = process(&batch);
-                            // The receiver outlives every task of the scope.
-                            let _ = tx.send((seq, batch, outcome));
-                        });
-                        issued += 1;
-                    }
-                    None => exhausted = true,
-                }
-            }
-            if committed == issued {
-                return Ok(());
-            }
-            let Ok((seq, batch, outcome)) = done_rx.recv() else {
-                return Err(PipelineError::Pool(
-                    "a worker stopped without a result".into(),
-                ));
-            };
-            pending.insert(seq, (batch, outcome));
-            while let Some((batch, mut outcome)) = pending.remove(&committed) {
-                commit.apply(batch.format, &outcome).map_err(out_err)?;
-                if checkpoints.due(batch.next) {
-                    checkpoints
-                        .take(out_dir, &mut commit, batch.next)
-                        .map_err(out_err)?;
-                }
-                let disk_done = disk_start.get(batch.file).copied().unwrap_or(0) + batch.disk_end;
-                outcome.recycle();
-                if let Ok(mut s) = spare.lock() {
-                    s.push(outcome);
-                }
-                batches.recycle(batch);
-                committed += 1;
-                let c = &commit.counts;
-                progress.committed(
-                    disk_done,
-                    c.kept,
-                    c.dropped.total(),
-                    commit.tallies.unknown_kept,
-                );
-            }
-        }
-    })?;
-    progress.finish();
-
+    } = prepared;
+    let out_dir = &config.out_dir;
+    let out_err = PipelineError::output_in(out_dir);
     let seconds = checkpoints.seconds();
     let inputs: Vec<InputSummary> = paths
         .iter()
@@ -314,103 +117,25 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
         } else {
             0.0
         },
-        threads,
+        threads: config.threads.max(1),
         inputs,
-        config: serde_json::to_value(&config.raw).unwrap_or_default(),
+        config: config.echo(true),
         version: env!("CARGO_PKG_VERSION").to_string(),
         replaced_files,
         resumed_from: checkpoints.resumed_from().to_vec(),
     };
     let reconciled = report.records.reconcile();
-    let files_written = commit.finish().map_err(out_err)?;
+    let files_written = commit.finish().map_err(&out_err)?;
     let manifest = serde_json::json!({
         "version": report.version,
         "records": report.records,
         "files": files_written,
     });
-    write_json(out_dir, "manifest.json", &manifest).map_err(out_err)?;
-    write_json(out_dir, "report.json", &report).map_err(out_err)?;
+    write_json(out_dir, "manifest.json", &manifest).map_err(&out_err)?;
+    write_json(out_dir, "report.json", &report).map_err(&out_err)?;
     for name in [CHECKPOINT_FILE, DEDUP_LOG_FILE] {
-        remove_if_present(&out_dir.join(name)).map_err(out_err)?;
+        remove_if_present(&out_dir.join(name)).map_err(&out_err)?;
     }
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
-}
-
-/// The stamps of the inputs and reference pools, for checkpoints.
-fn input_stamps(plan: &Plan) -> std::io::Result<Vec<InputStamp>> {
-    plan.paths
-        .iter()
-        .chain(&plan.references)
-        .map(|p| InputStamp::of(p))
-        .collect()
-}
-
-/// The checkpoint in the output directory, if this run can go on from it.
-fn resumable(config: &Config, plan: &Plan) -> Result<Checkpoint, PipelineError> {
-    let dir = &config.out_dir;
-    let refuse = |why: String| PipelineError::Resume {
-        dir: dir.display().to_string(),
-        why,
-    };
-    let cp = Checkpoint::load(dir)
-        .map_err(|e| refuse(e.to_string()))?
-        .ok_or_else(|| {
-            refuse(if dir.join("manifest.json").exists() {
-                "the run there is complete (manifest.json), nothing to resume".into()
-            } else {
-                format!(
-                    "it holds no checkpoint ({CHECKPOINT_FILE}); run without --resume to start \
-                     from the beginning"
-                )
-            })
-        })?;
-    let read: Vec<_> = plan.paths.iter().chain(&plan.references).cloned().collect();
-    match cp.mismatch(config, &read) {
-        Some(why) => Err(refuse(why)),
-        None => Ok(cp),
-    }
-}
-
-/// The most dedup keys room is made for up front (2^23 slots of 16 bytes: 128 MiB, written
-/// at allocation); larger runs grow from there, so an input of mostly duplicates does not
-/// reserve for its whole record count.
-const DEDUP_RESERVE_MAX: u64 = 1 << 22;
-
-/// Dedup keys of the reference pools (index `u64::MAX` = "from a reference pool").
-fn reference_keys(
-    plan: &Plan,
-    settings: &Settings,
-    expected: usize,
-) -> Result<commit::DedupIndex, PipelineError> {
-    let mut keys = commit::DedupIndex::with_capacity(expected);
-    let specs = plan
-        .references
-        .iter()
-        .zip(&plan.reference_detections)
-        .map(|(path, d)| InputSpec {
-            path: path.clone(),
-            format: d.format,
-        })
-        .collect();
-    for batch in Batches::new(
-        specs,
-        BatchOptions {
-            records: 4096,
-            align_games: false,
-        },
-    ) {
-        let batch = batch?;
-        if let Some(e) = batch.unreadable() {
-            // A pool read only in part would let its other positions through as new.
-            return Err(e.into());
-        }
-        for rec in batch.iter() {
-            if let Ok(d) = codec::decode(batch.format, rec.bytes) {
-                let key = crate::filter::dedup_key(&d.position, settings.dedup_mirror);
-                keys.first_or_insert(key, u64::MAX);
-            }
-        }
-    }
-    Ok(keys)
 }

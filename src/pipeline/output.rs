@@ -14,20 +14,20 @@ use std::path::{Path, PathBuf};
 
 /// A finished output file, as listed in manifest.json (path relative to the output dir).
 #[derive(Debug, Clone, Serialize)]
-pub struct FileInfo {
+pub(crate) struct FileInfo {
     /// Path relative to the output directory.
-    pub path: String,
+    pub(crate) path: String,
     /// Records (lines for JSONL files).
-    pub records: u64,
+    pub(crate) records: u64,
     /// Size in bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// CRC-32 (IEEE) of the file's bytes, hex.
-    pub crc32: String,
+    pub(crate) crc32: String,
 }
 
 impl FileInfo {
     /// The manifest entry of a finished record shard.
-    pub fn of_shard(shard: &crate::io::output::ShardInfo, out_dir: &Path) -> FileInfo {
+    pub(crate) fn of_shard(shard: &crate::io::output::ShardInfo, out_dir: &Path) -> FileInfo {
         FileInfo {
             path: shard
                 .path
@@ -43,7 +43,7 @@ impl FileInfo {
 }
 
 /// One output file written under a temporary name and renamed by [`AtomicFile::finish`].
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     sink: Counted,
     tmp: PathBuf,
     path: PathBuf,
@@ -55,16 +55,16 @@ pub struct AtomicFile {
 
 /// An [`AtomicFile`]'s state at a checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AtomicMark {
+pub(crate) struct AtomicMark {
     /// Records (lines) written.
-    pub records: u64,
+    pub(crate) records: u64,
     /// Bytes on disk and their CRC-32.
-    pub file: FileMark,
+    pub(crate) file: FileMark,
 }
 
 impl AtomicFile {
     /// Creates `dir/rel.tmp`.
-    pub fn create(dir: &Path, rel: &str) -> io::Result<AtomicFile> {
+    pub(crate) fn create(dir: &Path, rel: &str) -> io::Result<AtomicFile> {
         let (path, tmp) = Self::paths(dir, rel)?;
         let sink = Counted::create(&tmp)?;
         Ok(AtomicFile {
@@ -89,7 +89,7 @@ impl AtomicFile {
     }
 
     /// Flushes what was written so far to the file and returns its mark.
-    pub fn checkpoint(&mut self) -> io::Result<AtomicMark> {
+    pub(crate) fn checkpoint(&mut self) -> io::Result<AtomicMark> {
         Ok(AtomicMark {
             records: self.records,
             file: self.sink.mark()?,
@@ -99,7 +99,7 @@ impl AtomicFile {
     /// Reopens `dir/rel` to go on from `mark` after a run stopped: the temporary file (or
     /// the final one, renamed back, if the stopped run had already finished it) is checked
     /// against the mark and cut back to it.
-    pub fn resume(dir: &Path, rel: &str, mark: AtomicMark) -> io::Result<AtomicFile> {
+    pub(crate) fn resume(dir: &Path, rel: &str, mark: AtomicMark) -> io::Result<AtomicFile> {
         let (path, tmp) = Self::paths(dir, rel)?;
         if !tmp.exists() && path.exists() {
             std::fs::rename(&path, &tmp)?;
@@ -117,14 +117,14 @@ impl AtomicFile {
     }
 
     /// Appends `bytes` holding `records` records.
-    pub fn write(&mut self, bytes: &[u8], records: u64) -> io::Result<()> {
+    pub(crate) fn write(&mut self, bytes: &[u8], records: u64) -> io::Result<()> {
         self.sink.write_all(bytes)?;
         self.records += records;
         Ok(())
     }
 
     /// Appends one JSON value as a line.
-    pub fn write_json_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
+    pub(crate) fn write_json_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         serde_json::to_writer(&mut line, value).map_err(io::Error::other)?;
@@ -134,13 +134,8 @@ impl AtomicFile {
         written
     }
 
-    /// Records written so far.
-    pub fn records(&self) -> u64 {
-        self.records
-    }
-
     /// Flushes, syncs and renames to the final name.
-    pub fn finish(self) -> io::Result<FileInfo> {
+    pub(crate) fn finish(self) -> io::Result<FileInfo> {
         let (bytes, crc32) = self.sink.finish()?;
         std::fs::rename(&self.tmp, &self.path)?;
         Ok(FileInfo {
@@ -150,6 +145,27 @@ impl AtomicFile {
             crc32,
         })
     }
+}
+
+/// Removes `path`; a missing file is fine.
+pub(crate) fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `value` as pretty JSON to `dir/name` via a temporary file.
+pub(crate) fn write_json<T: serde::Serialize>(
+    dir: &std::path::Path,
+    name: &str,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut f = AtomicFile::create(dir, name)?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    f.write(&bytes, 1)?;
+    f.finish().map(|_| ())
 }
 
 #[cfg(test)]
@@ -173,25 +189,4 @@ mod tests {
         assert!(!dir.join("audit.jsonl.tmp").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// Removes `path`; a missing file is fine.
-pub(crate) fn remove_if_present(path: &std::path::Path) -> std::io::Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    }
-}
-
-/// Writes `value` as pretty JSON to `dir/name` via a temporary file.
-pub(crate) fn write_json<T: serde::Serialize>(
-    dir: &std::path::Path,
-    name: &str,
-    value: &T,
-) -> std::io::Result<()> {
-    let mut f = AtomicFile::create(dir, name)?;
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    f.write(&bytes, 1)?;
-    f.finish().map(|_| ())
 }

@@ -7,7 +7,7 @@
 //! - A plan exists only if the run could start: every input and reference pool matched and
 //!   was recognised, and none is among the previous output files the run would replace.
 
-use super::config::{Compression, Config};
+use super::config::Config;
 use super::error::PipelineError;
 use super::preflight;
 use super::previous::PreviousOutput;
@@ -18,22 +18,22 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// The resolved inputs, reference pools and previous output of a run.
-pub struct Plan {
+pub(crate) struct Plan {
     /// Input files in input order (globs expanded, each file once).
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Their formats, one per path.
-    pub detections: Vec<Detection>,
+    pub(crate) detections: Vec<Detection>,
     /// Reference pool files (empty without dedup).
-    pub references: Vec<PathBuf>,
+    pub(crate) references: Vec<PathBuf>,
     /// Their formats, one per reference file.
-    pub reference_detections: Vec<Detection>,
+    pub(crate) reference_detections: Vec<Detection>,
     /// The previous run's files in the output directory (removed when the run starts).
-    pub previous: PreviousOutput,
+    pub(crate) previous: PreviousOutput,
 }
 
 impl Plan {
     /// Resolves `config`'s inputs, reference pools and output directory.
-    pub fn new(config: &Config, settings: &Settings) -> Result<Plan, PipelineError> {
+    pub(crate) fn new(config: &Config, settings: &Settings) -> Result<Plan, PipelineError> {
         let out_dir = &config.out_dir;
         let paths = expand(&config.input_paths)?;
         let references = if settings.dedup && !config.reference_paths.is_empty() {
@@ -50,8 +50,8 @@ impl Plan {
         if settings.mate.is_some() {
             if let Some(e) = preflight::solver_memory_error(
                 config.threads,
-                config.raw.workers.table_mb,
-                config.raw.filter.mate.cache_mb,
+                config.table_mb,
+                config.filter.mate.cache_mb,
                 preflight::available_memory(),
             ) {
                 return Err(PipelineError::Memory(e));
@@ -63,7 +63,7 @@ impl Plan {
                 dir: out_dir.display().to_string(),
             });
         }
-        let explicit = config.raw.input.format.format();
+        let explicit = config.input_format;
         let detections = paths
             .iter()
             .map(|p| input::detect(p, explicit))
@@ -82,12 +82,12 @@ impl Plan {
     }
 
     /// The input's record count when every file tells it (uncompressed binary files).
-    pub fn exact_records(&self) -> Option<u64> {
+    pub(crate) fn exact_records(&self) -> Option<u64> {
         self.detections.iter().map(exact_records).sum()
     }
 
     /// The input's size on disk.
-    pub fn disk_bytes(&self) -> u64 {
+    pub(crate) fn disk_bytes(&self) -> u64 {
         self.detections.iter().map(|d| d.file_bytes).sum()
     }
 
@@ -99,7 +99,7 @@ impl Plan {
     }
 
     /// The warning for a dedup index that may not fit in memory (see `preflight`).
-    pub fn dedup_memory_warning(&self) -> Option<String> {
+    pub(crate) fn dedup_memory_warning(&self) -> Option<String> {
         preflight::dedup_memory_warning(
             self.dedup_records_at_least(),
             preflight::available_memory(),
@@ -108,7 +108,7 @@ impl Plan {
 
     /// What the run would read and write, for `--dry-run`: one line per input and pool
     /// with its format, the reason and its size, then the output and the memory it needs.
-    pub fn describe(&self, config: &Config, settings: &Settings) -> String {
+    pub(crate) fn describe(&self, config: &Config, settings: &Settings) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -124,16 +124,15 @@ impl Plan {
             let _ = writeln!(s, "reference pools: {} file(s)", self.references.len());
             file_lines(&mut s, &self.references, &self.reference_detections);
         }
-        let raw = &config.raw;
-        let compression = match raw.output.compression {
-            Compression::Zstd => format!("zstd level {}", raw.output.zstd_level),
-            Compression::None => "uncompressed".into(),
+        let compression = match config.zstd_level {
+            Some(level) => format!("zstd level {level}"),
+            None => "uncompressed".into(),
         };
         let _ = writeln!(
             s,
             "output: {} ({} records a shard, {compression}){}",
             config.out_dir.display(),
-            HumanCount(raw.output.shard_records),
+            HumanCount(config.shard_records),
             match self.previous.files().len() {
                 0 => String::new(),
                 n => format!("; replaces {n} file(s) of a previous run"),
@@ -142,8 +141,8 @@ impl Plan {
         let tables = if settings.mate.is_some() {
             format!(
                 ", df-pn tables {} ({} each)",
-                BinaryBytes((config.threads * raw.workers.table_mb) as u64 * (1 << 20)),
-                BinaryBytes(raw.workers.table_mb as u64 * (1 << 20))
+                BinaryBytes((config.threads * config.table_mb) as u64 * (1 << 20)),
+                BinaryBytes(config.table_mb as u64 * (1 << 20))
             )
         } else {
             ", mate filter off".into()
@@ -152,7 +151,7 @@ impl Plan {
         let _ = writeln!(
             s,
             "checkpoints: {}{}",
-            match config.checkpoint_records() {
+            match config.checkpoint_records {
                 0 => "none".to_string(),
                 n => format!(
                     "every {} input records (`run --resume` goes on from the last)",

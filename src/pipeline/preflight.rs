@@ -19,7 +19,7 @@ const SHARE_OF_AVAILABLE: f64 = 0.75;
 
 /// The fewest records `inputs` can hold: binary files by their size on disk (compressed
 /// ones at a compression ratio of 1); text files count 0 (line lengths vary too much).
-pub fn records_at_least(inputs: &[Detection]) -> u64 {
+pub(crate) fn records_at_least(inputs: &[Detection]) -> u64 {
     inputs
         .iter()
         .filter_map(|d| {
@@ -33,7 +33,7 @@ pub fn records_at_least(inputs: &[Detection]) -> u64 {
 /// The warning for a run whose dedup index would need more than three quarters of
 /// `available` bytes if `records` positions were all distinct; `None` when it fits or the
 /// available memory is unknown.
-pub fn dedup_memory_warning(records: u64, available: Option<u64>) -> Option<String> {
+pub(crate) fn dedup_memory_warning(records: u64, available: Option<u64>) -> Option<String> {
     let available = available?;
     let need = FirstSeen::bytes_for(records);
     (need as f64 > SHARE_OF_AVAILABLE * available as f64).then(|| {
@@ -61,7 +61,7 @@ pub fn solver_bytes(threads: usize, table_mb: usize, cache_mb: usize) -> u64 {
 /// The error for a run whose df-pn tables (`threads` × `table_mb` MiB, every page touched
 /// when the workers start) and verdict cache (`cache_mb` MiB) would need more than the
 /// `available` bytes; `None` when they fit or the available memory is unknown.
-pub fn solver_memory_error(
+pub(crate) fn solver_memory_error(
     threads: usize,
     table_mb: usize,
     cache_mb: usize,

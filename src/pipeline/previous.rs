@@ -30,13 +30,13 @@ const SIDE_FILES: [&str; 7] = [
 
 /// The files of a previous run found in an output directory, in removal order.
 #[derive(Debug, Default)]
-pub struct PreviousOutput {
+pub(crate) struct PreviousOutput {
     files: Vec<PathBuf>,
 }
 
 impl PreviousOutput {
     /// Lists the previous run's files in `out_dir` (none if the directory does not exist).
-    pub fn find(out_dir: &Path) -> io::Result<PreviousOutput> {
+    pub(crate) fn find(out_dir: &Path) -> io::Result<PreviousOutput> {
         let mut files = Vec::new();
         for name in SIDE_FILES {
             for candidate in [name.to_string(), format!("{name}.tmp")] {
@@ -49,19 +49,19 @@ impl PreviousOutput {
     }
 
     /// Whether the directory holds the checkpoint of a run that did not finish.
-    pub fn unfinished(&self) -> bool {
+    pub(crate) fn unfinished(&self) -> bool {
         self.files.iter().any(|f| {
             f.file_name() == Some(std::ffi::OsStr::new(super::checkpoint::CHECKPOINT_FILE))
         })
     }
 
     /// The files found, in removal order.
-    pub fn files(&self) -> &[PathBuf] {
+    pub(crate) fn files(&self) -> &[PathBuf] {
         &self.files
     }
 
     /// The first of `read` (a run's inputs and reference pools) that is one of these files.
-    pub fn reads_own_output<'a>(
+    pub(crate) fn reads_own_output<'a>(
         &self,
         read: impl IntoIterator<Item = &'a PathBuf>,
     ) -> Option<&'a PathBuf> {
@@ -75,7 +75,7 @@ impl PreviousOutput {
     }
 
     /// Removes the files; returns how many were removed.
-    pub fn remove(self) -> io::Result<usize> {
+    pub(crate) fn remove(self) -> io::Result<usize> {
         for f in &self.files {
             match std::fs::remove_file(f) {
                 Ok(()) => {}

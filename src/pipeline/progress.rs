@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The run's progress display; a no-op when hidden.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     /// Plain progress lines instead of the bar (stderr is not a terminal).
     log: Option<LogLines>,
@@ -34,7 +34,7 @@ pub struct Progress {
 
 /// Writes a warning line to stderr, before a run's progress starts (callers skip it under
 /// `--quiet`).
-pub fn warn(message: &str) {
+pub(crate) fn warn(message: &str) {
     eprintln!("posfilter: warning: {message}");
 }
 
@@ -50,7 +50,7 @@ struct LogLines {
 impl Progress {
     /// Progress over `disk_bytes` bytes of input if `enabled`: a bar if stderr is a
     /// terminal, else a line per `log_every` (none if `None`).
-    pub fn new(disk_bytes: u64, enabled: bool, log_every: Option<Duration>) -> Progress {
+    pub(crate) fn new(disk_bytes: u64, enabled: bool, log_every: Option<Duration>) -> Progress {
         let decided = Arc::new(AtomicU64::new(0));
         let decided_before = Arc::new(AtomicU64::new(0));
         if !enabled || !std::io::stderr().is_terminal() {
@@ -114,20 +114,20 @@ impl Progress {
 
     /// Marks the run as resumed from a checkpoint after `records` input records (before
     /// its first commit).
-    pub fn resuming(&self, records: u64) {
+    pub(crate) fn resuming(&self, records: u64) {
         self.resumed.store(true, Ordering::Relaxed);
         self.decided.fetch_add(records, Ordering::Relaxed);
         self.decided_before.store(records, Ordering::Relaxed);
     }
 
     /// `n` more records decided (called by the workers as they go; thread-safe).
-    pub fn tick(&self, n: u64) {
+    pub(crate) fn tick(&self, n: u64) {
         self.decided.fetch_add(n, Ordering::Relaxed);
     }
 
     /// A batch was committed: the input is done up to `disk_done` bytes on disk, and the
     /// running decision counts.
-    pub fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
+    pub(crate) fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
         let mut first = false;
         let base = *self.base.get_or_init(|| {
             first = true;
@@ -163,7 +163,7 @@ impl Progress {
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

@@ -8,6 +8,7 @@
 //! `positions_per_second`, `threads`, `config`. Extra keys may be added, never removed.
 //! [`Counts::reconcile`] checks `input = kept + dropped + rejected`.
 
+use crate::filter::DropReason;
 use indicatif::HumanCount;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,6 +36,21 @@ pub struct Dropped {
 }
 
 impl Dropped {
+    /// Counts one record dropped for `reason`.
+    pub fn add(&mut self, reason: DropReason) {
+        let n = match reason {
+            DropReason::Checkmated => &mut self.checkmated,
+            DropReason::NoLegalMoves => &mut self.no_legal_moves,
+            DropReason::Mate => &mut self.mate,
+            DropReason::Mated => &mut self.mated,
+            DropReason::Repetition => &mut self.repetition,
+            DropReason::Declaration => &mut self.declaration,
+            DropReason::Duplicate => &mut self.duplicate,
+            DropReason::Unknown => &mut self.unknown,
+        };
+        *n += 1;
+    }
+
     /// Sum over all reasons.
     pub fn total(&self) -> u64 {
         self.checkmated

@@ -1,7 +1,7 @@
 //! [`Settings`]: what a worker needs from the [`Config`], resolved
 //! once into the filter, solver and codec types.
 
-use super::config::{Config, MoveFieldPolicy, TableScope, UnknownPolicy};
+use super::config::{Config, FilterConfig, MoveFieldPolicy, TableScope, UnknownPolicy};
 use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
 use crate::mate::cache::VerdictCache;
@@ -11,52 +11,62 @@ use std::time::Duration;
 
 /// Mate-stage settings.
 #[derive(Debug, Clone)]
-pub struct MateSettings {
+pub(crate) struct MateSettings {
     /// Node budget, length limit, time guard.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// Search positions in check from the AND node.
-    pub and_root: bool,
+    pub(crate) and_root: bool,
     /// Table per worker, MiB.
-    pub table_mb: usize,
+    pub(crate) table_mb: usize,
     /// Verdicts shared by all workers of the run (`None`: every position is searched).
-    pub cache: Option<Arc<VerdictCache>>,
+    pub(crate) cache: Option<Arc<VerdictCache>>,
     /// Keep the table across the positions of a batch (`table_scope = "batch"`; then
     /// `cache` is `None`).
-    pub table_per_batch: bool,
+    pub(crate) table_per_batch: bool,
     /// Drop positions left `unknown` (`filter.mate.unknown = "drop"`) instead of keeping them.
-    pub drop_unknown: bool,
+    pub(crate) drop_unknown: bool,
     /// Give kept `unknown` positions an audit detail with their SFEN
     /// (`filter.mate.unknown = "tag"`).
-    pub tag_unknown: bool,
+    pub(crate) tag_unknown: bool,
 }
 
 /// Per-position settings shared by all workers (read-only during the run).
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The terminal / mate stage, if enabled.
-    pub mate: Option<MateSettings>,
+    pub(crate) mate: Option<MateSettings>,
     /// Which repetitions drop, if the stage is enabled.
-    pub repetition: Option<RepetitionSelect>,
+    pub(crate) repetition: Option<RepetitionSelect>,
     /// Declaration and open-path stage, if active.
-    pub declaration: Option<DeclarationStage>,
+    pub(crate) declaration: Option<DeclarationStage>,
     /// Compute dedup keys.
-    pub dedup: bool,
+    pub(crate) dedup: bool,
     /// Mirror-aware dedup keys.
-    pub dedup_mirror: bool,
+    pub(crate) dedup_mirror: bool,
     /// Reject records whose move field is illegal.
-    pub move_field_reject: bool,
+    pub(crate) move_field_reject: bool,
     /// Zero illegal move fields in kept records.
-    pub move_field_clear: bool,
+    pub(crate) move_field_clear: bool,
     /// Output format, `None` = same as the input.
-    pub output_format: Option<Format>,
-    /// Format of the binary mates file.
-    pub mates_format: Format,
+    pub(crate) output_format: Option<Format>,
+    /// Format of the binary mates file (`None`: mates are not written).
+    pub(crate) mates_format: Option<Format>,
 }
 
 impl Settings {
     /// Resolves the worker settings from a config.
-    pub fn from_config(c: &Config) -> Settings {
-        let f = &c.raw.filter;
+    pub(crate) fn from_config(c: &Config) -> Settings {
+        Settings::new(&c.filter, c.table_mb, c.out_format, c.mates_format)
+    }
+
+    /// The worker settings of the stages `f` with a `table_mb` MiB table per solver, kept
+    /// records written as `output_format` (`None`: as read) and mates as `mates_format`.
+    pub(crate) fn new(
+        f: &FilterConfig,
+        table_mb: usize,
+        output_format: Option<Format>,
+        mates_format: Option<Format>,
+    ) -> Settings {
         let mate = f.mate.enabled.then(|| MateSettings {
             limits: Limits {
                 nodes: f.mate.nodes,
@@ -65,7 +75,7 @@ impl Settings {
                 shorten: f.mate.shorten,
             },
             and_root: f.mate.and_root,
-            table_mb: c.raw.workers.table_mb,
+            table_mb,
             cache: VerdictCache::new(f.mate.cache_mb).map(Arc::new),
             table_per_batch: f.mate.table_scope == TableScope::Batch,
             drop_unknown: f.mate.unknown == UnknownPolicy::Drop,
@@ -81,8 +91,8 @@ impl Settings {
             dedup_mirror: f.dedup.mirror,
             move_field_reject: f.move_field == MoveFieldPolicy::Reject,
             move_field_clear: f.move_field == MoveFieldPolicy::Clear,
-            output_format: c.raw.output.format.format(),
-            mates_format: c.raw.mates.format.format().unwrap_or(Format::Psv),
+            output_format,
+            mates_format,
         }
     }
 }

@@ -1,10 +1,56 @@
 //! Dedup: positions, not bytes. Truth: distinct SFEN strings (first three fields), positions
-//! reached by different move orders, mirror images built square by square.
+//! reached by different move orders, mirror images built square by square. Tested on what a
+//! run uses: the workers' [`dedup_key`] in the commit's [`FirstSeen`] index.
 
 use super::{positions, sfen};
-use posfilter::filter::{dedup_key, Dedup, DedupConfig};
+use posfilter::filter::{dedup_key, DedupConfig, FirstSeen};
 use posfilter::shogi::{Move, Position, Square};
 use std::collections::HashSet;
+
+/// A run's dedup: keys as the workers compute them, first seen as the commit records them
+/// (global record index; reference pools at `u64::MAX`).
+struct Dedup {
+    index: FirstSeen,
+    mirror: bool,
+    next: u64,
+}
+
+impl Dedup {
+    fn new(mirror: bool) -> Dedup {
+        Dedup {
+            index: FirstSeen::with_capacity(0),
+            mirror,
+            next: 0,
+        }
+    }
+
+    /// Commits the next record, `pos`: whether it is new (kept).
+    fn insert(&mut self, pos: &Position) -> bool {
+        self.next += 1;
+        let key = dedup_key(pos, self.mirror);
+        self.index.first_or_insert(key, self.next - 1).is_none()
+    }
+
+    /// The index of the first record with `pos`, if any.
+    fn first(&self, pos: &Position) -> Option<u64> {
+        self.index.get(dedup_key(pos, self.mirror))
+    }
+
+    /// Puts a reference pool's positions in, as the run does before the first batch; how
+    /// many distinct ones it added.
+    fn prefill(&mut self, pool: &[Position]) -> usize {
+        let before = self.index.len();
+        for p in pool {
+            self.index
+                .first_or_insert(dedup_key(p, self.mirror), u64::MAX);
+        }
+        self.index.len() - before
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+}
 
 /// The left-right mirror image, built square by square.
 fn mirror(pos: &Position) -> Position {
@@ -71,6 +117,7 @@ fn different_move_orders_and_plies_are_one_position() {
     let mut d = Dedup::new(false);
     assert!(d.insert(&a));
     assert!(!d.insert(&b));
+    assert_eq!(d.first(&b), Some(0), "the duplicate names its first record");
     // The move number is not part of the position.
     let mut c = b.clone();
     c.set_ply(99);
@@ -94,7 +141,7 @@ fn mirror_pairs_are_one_only_with_mirror_on() {
     let mut on = Dedup::new(true);
     assert!(on.insert(&p));
     assert!(!on.insert(&m));
-    assert!(on.contains(&p) && on.contains(&m));
+    assert_eq!((on.first(&p), on.first(&m)), (Some(0), Some(0)));
     // A symmetric position is its own mirror (the start position is not: rook and bishop
     // swap sides).
     let s = sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b - 1");
@@ -116,6 +163,11 @@ fn reference_pool_prefills() {
     // Records of the pool are duplicates now; the rest are new exactly when their SFEN is.
     let mut seen = distinct;
     for p in pool {
+        assert_eq!(
+            d.first(p),
+            Some(u64::MAX),
+            "a pool position is first seen in the pool"
+        );
         assert!(!d.insert(p));
     }
     for p in rest {

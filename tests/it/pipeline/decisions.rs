@@ -311,3 +311,36 @@ fn unknown_drop_removes_and_tag_lists_exactly_the_undecided_positions() {
     assert_eq!(again.len(), tagged.len());
     assert!(again.iter().all(|v| v["result"] == "unknown"), "{stdout}");
 }
+
+/// Records decided in memory by a `Decider` (in two calls) get the decisions a run over
+/// the same records writes, duplicates included.
+#[test]
+fn a_decider_decides_records_in_memory_as_a_run_does() {
+    use posfilter::pipeline::config::RawConfig;
+    use posfilter::pipeline::Decider;
+    let n = 600;
+    let (dir, cfg) = startpos_setup("decider", n, "[filter.mate]\nnodes = 3000\n");
+    let out = dir.join("out");
+    run_one_thread(&cfg, &out);
+    let from_run: BTreeMap<u64, String> = decisions(&out)
+        .into_iter()
+        .filter(|(_, d)| d != "keep")
+        .collect();
+    assert!(!from_run.is_empty());
+    let mut decider = Decider::new(&RawConfig::load(Path::new(&cfg)).unwrap()).unwrap();
+    let bytes = std::fs::read(dir.join("in.psfen")).unwrap();
+    let records: Vec<&[u8]> = bytes.chunks(32).collect();
+    let (a, b) = records.split_at(n / 2);
+    let mut got = decider.decide(Format::Psfen, a);
+    got.extend(decider.decide(Format::Psfen, b));
+    assert_eq!(got.len(), n);
+    let from_decider: BTreeMap<u64, String> = got
+        .iter()
+        .filter(|r| !r.decision().is_keep())
+        .map(|r| (r.index(), r.decision().name().to_string()))
+        .collect();
+    assert_eq!(from_decider, from_run);
+    for r in got.iter().filter(|r| r.decision().name() == "mate") {
+        assert!(r.mate().is_some_and(|m| !m.pv.is_empty()), "{}", r.index());
+    }
+}

@@ -257,3 +257,27 @@ fn unattended_runs_log_progress_lines() {
     assert!(run(&["--log-every", "0"]).is_empty());
     assert!(run(&["--log-every", "0.000001", "--quiet"]).is_empty());
 }
+
+/// `posfilter init` writes a pipeline.toml that reads back as the defaults, refuses to
+/// replace an existing one and replaces it with `--force`.
+#[test]
+fn init_writes_the_defaults_and_keeps_an_existing_file() {
+    use posfilter::pipeline::config::RawConfig;
+    let dir = TempDir::new("init");
+    let target = dir.join("new");
+    let target_arg = target.display().to_string();
+    run_ok(&["init", &target_arg]);
+    let path = target.join("pipeline.toml");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let raw = RawConfig::parse(&written, &path).unwrap();
+    assert_eq!(
+        serde_json::to_value(&raw).unwrap(),
+        serde_json::to_value(RawConfig::default()).unwrap()
+    );
+    std::fs::write(&path, "# mine\n").unwrap();
+    let (ok, _, err) = run_bin(&["init", &target_arg]);
+    assert!(!ok && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "# mine\n");
+    run_ok(&["init", &target_arg, "--force"]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+}
