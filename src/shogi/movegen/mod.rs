@@ -15,6 +15,8 @@
 //!
 //! Generation never allocates; moves go into a [`MoveList`].
 
+mod legality;
+
 use super::attacks;
 use super::bitboard::Bitboard;
 use super::moves::{Move, MoveList};
@@ -390,88 +392,6 @@ pub fn has_legal_move(pos: &Position) -> bool {
     !list.is_empty()
 }
 
-impl Position {
-    /// All legal moves, as a convenience over [`generate_legal`].
-    pub fn legal_moves(&self) -> MoveList {
-        let mut list = MoveList::new();
-        generate_legal(self, &mut list);
-        list
-    }
-
-    /// Whether `m` is legal here. Accepts any bits (moves read from files), never panics.
-    pub fn is_legal(&self, m: Move) -> bool {
-        if m.is_none() {
-            return false;
-        }
-        let us = self.side_to_move();
-        let ksq = self.king_square(us);
-        let to = m.to();
-        if self.piece_on(to).is_some_and(|p| p.color() == us) {
-            return false;
-        }
-        let checkers = self.checkers();
-        if m.is_drop() {
-            let pt = m.drop_piece();
-            if !self.hand(us).has(pt) || self.piece_on(to).is_some() {
-                return false;
-            }
-            let allowed = drop_squares(self, us, pt).has(to)
-                && !(pt == PieceType::Pawn
-                    && attacks::pawn(us, to).has(self.king_square(us.flip()))
-                    && is_pawn_drop_mate(self, to));
-            if !allowed {
-                return false;
-            }
-            return match checkers.lsb() {
-                None => true,
-                Some(c) => !checkers.more_than_one() && attacks::between(ksq, c).has(to),
-            };
-        }
-        let from = m.from();
-        let Some(p) = self.piece_on(from) else {
-            return false;
-        };
-        if p.color() != us {
-            return false;
-        }
-        let pt = p.piece_type();
-        if !attacks::piece(us, pt, from, self.occupied()).has(to) {
-            return false;
-        }
-        let zone = Bitboard::forward_ranks(us, 3);
-        if m.is_promotion() {
-            if !pt.can_promote() || !(zone.has(from) || zone.has(to)) {
-                return false;
-            }
-        } else {
-            let forbidden = match pt {
-                PieceType::Pawn | PieceType::Lance => Bitboard::forward_ranks(us, 1),
-                PieceType::Knight => Bitboard::forward_ranks(us, 2),
-                _ => Bitboard::EMPTY,
-            };
-            if forbidden.has(to) {
-                return false;
-            }
-        }
-        if pt == PieceType::King {
-            return self
-                .attackers_to(us.flip(), to, self.occupied().without(from))
-                .is_empty();
-        }
-        if let Some(c) = checkers.lsb() {
-            if checkers.more_than_one() || !attacks::between(ksq, c).with(c).has(to) {
-                return false;
-            }
-        }
-        !self.pinned(us).has(from) || attacks::line(ksq, from).has(to)
-    }
-
-    /// Whether the side to move is checkmated (in check, no legal move).
-    pub fn is_checkmated(&self) -> bool {
-        self.in_check() && !has_legal_move(self)
-    }
-}
-
 /// The hand kinds (bit `i` for `PieceType::HAND[i]`) that the side to move, in check,
 /// could drop between its king and a single distant checker if it held one: the squares in
 /// between minus the dead ranks of pawn, lance and knight, and for pawns minus the files
@@ -498,66 +418,4 @@ pub fn interposing_drop_kinds(pos: &Position) -> u8 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Along random games that often check: a kind outside `interposing_drop_kinds` never
-    /// gives a legal drop evasion when the side to move, in check, holds one more.
-    #[test]
-    fn interposing_drop_kinds_covers_every_drop_evasion() {
-        use crate::shogi::random_walk::{assert_mask_covers_drops, walk};
-        let (mut tested, mut with_drop) = (0, 0);
-        let starts = [
-            crate::shogi::STARTPOS,
-            "lnsgkgsnl/9/9/9/9/9/9/9/LNSGKGSNL b 2R2B18P 1",
-            "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
-        ];
-        walk(&starts, 300, 0x2545_f491_4f6c_dd1d, true, |pos| {
-            if pos.in_check() {
-                let (t, d) =
-                    assert_mask_covers_drops(pos, interposing_drop_kinds, generate_evasions);
-                tested += t;
-                with_drop += d;
-            }
-        });
-        assert!(tested > 300 && with_drop > 50, "{tested} {with_drop}");
-    }
-
-    fn legal(sfen: &str) -> Vec<String> {
-        let pos = Position::from_sfen(sfen).unwrap();
-        let mut v: Vec<String> = pos.legal_moves().iter().map(|m| m.to_usi()).collect();
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn pawn_drop_mate_is_excluded_but_checking_pawn_drops_stay() {
-        // Corpus perft position: P*1b would mate (gold on 2c guards it, knight on 3c covers
-        // 2a), so it is illegal; is_legal agrees.
-        let sfen = "8k/9/6NG1/9/9/9/9/9/K8 b P 1";
-        let pos = Position::from_sfen(sfen).unwrap();
-        let p1b = Move::from_usi("P*1b").unwrap();
-        assert!(!legal(sfen).contains(&"P*1b".to_string()));
-        assert!(!pos.is_legal(p1b));
-        assert!(is_pawn_drop_mate(&pos, p1b.to()));
-        // Without the knight the king escapes to 2a: the same drop is a legal check.
-        let sfen = "8k/9/7G1/9/9/9/9/9/K8 b P 1";
-        assert!(legal(sfen).contains(&"P*1b".to_string()));
-    }
-
-    #[test]
-    fn is_legal_agrees_with_generation() {
-        for sfen in [
-            crate::shogi::STARTPOS,
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-        ] {
-            let pos = Position::from_sfen(sfen).unwrap();
-            let list = pos.legal_moves();
-            for raw in 0..=u16::MAX {
-                if let Some(m) = Move::from_apery16(raw) {
-                    assert_eq!(pos.is_legal(m), list.contains(m), "{sfen} {m}");
-                }
-            }
-        }
-    }
-}
+mod tests;
