@@ -12,6 +12,7 @@ use super::error::PipelineError;
 use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
+use crate::io::batch::InputSpec;
 use crate::io::input::{self, Detection};
 use indicatif::{BinaryBytes, HumanCount};
 use std::fmt::Write as _;
@@ -165,30 +166,44 @@ impl Plan {
             }
         );
         if settings.dedup {
-            let records = self.dedup_records_at_least();
-            let exact = self.exact_records().is_some()
-                && self
-                    .reference_detections
-                    .iter()
-                    .all(|d| exact_records(d).is_some());
-            let _ = writeln!(
-                s,
-                "dedup index: {} if all {} records are distinct positions{}",
-                BinaryBytes(crate::filter::FirstSeen::bytes_for(records)),
-                HumanCount(records),
-                if exact {
-                    ""
-                } else {
-                    " (a lower bound on the records: compressed files count at their size \
-                     on disk, text files not at all)"
-                }
-            );
+            self.describe_dedup(&mut s);
         }
         if let Some(w) = self.dedup_memory_warning() {
             let _ = writeln!(s, "warning: {w}");
         }
         s
     }
+    /// The dry run's line on the dedup index: its size if every record is distinct.
+    fn describe_dedup(&self, s: &mut String) {
+        let records = self.dedup_records_at_least();
+        let exact = self.exact_records().is_some()
+            && self
+                .reference_detections
+                .iter()
+                .all(|d| exact_records(d).is_some());
+        let _ = writeln!(
+            s,
+            "dedup index: {} if all {} records are distinct positions{}",
+            BinaryBytes(crate::filter::FirstSeen::bytes_for(records)),
+            HumanCount(records),
+            if exact {
+                ""
+            } else {
+                " (a lower bound on the records: compressed files count at their size \
+                 on disk, text files not at all)"
+            }
+        );
+    }
+}
+
+/// The files to read, each with the format its detection found.
+pub(crate) fn specs(paths: &[PathBuf], detections: &[Detection]) -> Vec<InputSpec> {
+    let each = paths.iter().zip(detections);
+    each.map(|(path, d)| InputSpec {
+        path: path.clone(),
+        format: d.format,
+    })
+    .collect()
 }
 
 /// The files behind `patterns` (globs expanded, each file once).

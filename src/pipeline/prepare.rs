@@ -18,7 +18,7 @@ use super::progress;
 use super::settings::Settings;
 use crate::codec;
 use crate::filter::FirstSeen;
-use crate::io::batch::{BatchOptions, Batches, InputSpec};
+use crate::io::batch::{BatchOptions, Batches};
 use crate::io::input::Detection;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -211,15 +211,7 @@ fn reference_keys(
     expected: usize,
 ) -> Result<FirstSeen, PipelineError> {
     let mut keys = FirstSeen::with_capacity(expected);
-    let specs = plan
-        .references
-        .iter()
-        .zip(&plan.reference_detections)
-        .map(|(path, d)| InputSpec {
-            path: path.clone(),
-            format: d.format,
-        })
-        .collect();
+    let specs = super::plan::specs(&plan.references, &plan.reference_detections);
     for batch in Batches::new(
         specs,
         BatchOptions {

@@ -18,7 +18,7 @@ use super::prepare::Prepared;
 use super::progress::Progress;
 use super::settings::Settings;
 use super::worker::{BatchOutcome, Worker};
-use crate::io::batch::{Batch, BatchOptions, Batches, InputSpec};
+use crate::io::batch::{Batch, BatchOptions, Batches};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -94,15 +94,7 @@ pub(super) fn schedule(
 
 /// The input's batches, from the checkpoint's point when the run is resumed.
 fn batches(config: &Config, run: &Prepared, progress: &Progress) -> Batches {
-    let specs = run
-        .paths
-        .iter()
-        .zip(&run.detections)
-        .map(|(p, d)| InputSpec {
-            path: p.clone(),
-            format: d.format,
-        })
-        .collect();
+    let specs = super::plan::specs(&run.paths, &run.detections);
     let options = BatchOptions {
         records: config.batch_records,
         align_games: true,
