@@ -1,5 +1,6 @@
-//! The shape of `src/`, checked rather than claimed: no import circle between files and the
-//! layers of `lib.rs` respected.
+//! The shape of `src/`, checked rather than claimed: no import circle between files, the
+//! layers of `lib.rs` respected, no file over 500 lines ([`LONG_FILES`] names the
+//! exceptions and why), no function over 80 lines in `src/pipeline`.
 //!
 //! Every file of both crates (the library from `src/lib.rs`, the binary from `src/main.rs`) is
 //! parsed with `syn`; test-only code (`#[cfg(test)]`) is left out. A file depends on another
@@ -18,6 +19,12 @@ use syn::visit::Visit;
 
 /// The longest file allowed in src/, in lines.
 const MAX_FILE_LINES: usize = 500;
+/// Files allowed past [`MAX_FILE_LINES`] for now, each with the reason.
+const LONG_FILES: &[(&str, &str)] = &[(
+    "io/input.rs",
+    "being reworked by the reliability issue (#33: salvage of broken .zst, detection); \
+     split it (detection apart from the streams) once that lands",
+)];
 /// The longest function allowed in src/pipeline, in lines (signature to closing brace).
 const MAX_PIPELINE_FN_LINES: usize = 80;
 
@@ -537,6 +544,37 @@ fn no_file_uses_a_layer_above_its_own() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+#[test]
+fn no_file_over_500_lines() {
+    let tree = Tree::load();
+    let long: Vec<String> = tree
+        .modules
+        .values()
+        .map(|m| (rel(&m.file), line_count(&m.file)))
+        .filter(|(f, n)| *n > MAX_FILE_LINES && !LONG_FILES.iter().any(|(x, _)| x == f))
+        .map(|(f, n)| format!("{f}: {n} lines"))
+        .collect();
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+#[test]
+fn no_function_over_80_lines_in_the_pipeline() {
+    let tree = Tree::load();
+    let g = graph(&tree);
+    let long: Vec<String> = g
+        .paths
+        .iter()
+        .filter(|(f, _)| rel(f).starts_with("pipeline/"))
+        .flat_map(|(f, p)| {
+            p.fns
+                .iter()
+                .filter(|(_, _, n)| *n > MAX_PIPELINE_FN_LINES)
+                .map(move |(name, line, n)| format!("{}:{line} {name}: {n} lines", rel(f)))
+        })
+        .collect();
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
 /// The figures behind the checks, for a before / after (run with `--ignored --nocapture`).
 #[test]
 #[ignore]
@@ -576,10 +614,10 @@ fn figures() {
     let raw_reads: usize = g
         .paths
         .iter()
-        .filter(|(f, _)| !rel(f).ends_with("pipeline/config.rs"))
+        .filter(|(f, _)| !rel(f).starts_with("pipeline/config"))
         .map(|(_, p)| p.raw_reads)
         .sum();
-    println!("`.raw` reads outside pipeline/config.rs: {raw_reads}");
+    println!("`.raw` reads outside pipeline/config: {raw_reads}");
     for top in LAYERS {
         let (items, fields) = public_counts(&tree, top);
         println!("{top}: {items} pub items (incl. methods), {fields} pub fields");
