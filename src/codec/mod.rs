@@ -29,6 +29,7 @@
 
 pub mod bits;
 mod format;
+pub mod game;
 pub mod hcp;
 mod packed;
 pub mod psfen;

@@ -6,6 +6,7 @@ mod codec;
 mod differential;
 mod edited;
 mod filter;
+mod games;
 mod io;
 mod layout;
 mod mate;

@@ -1,0 +1,110 @@
+//! Cutting a game file into games from its counts and markers alone ([`Framer`]), and
+//! reading a whole in-memory file ([`read_games`]).
+//!
+//! # Contract
+//! - [`Framer::next`] looks at the unread bytes of a file and says how long the next game is
+//!   ([`Frame::Game`]), that some bytes belong to no game (sbinpack chunk headers,
+//!   [`Frame::Skip`]), that it needs more bytes to tell ([`Frame::NeedMore`], never when
+//!   `eof`), that the file is done ([`Frame::End`]), or that the framing is lost and the rest
+//!   of the file cannot be cut into games ([`Frame::Corrupt`]). The caller consumes exactly
+//!   the length returned before calling again.
+//! - At the end of the file an incomplete game is one [`Frame::Game`] of the bytes that are
+//!   left: decoding reports where it is truncated.
+//! - A game longer than [`MAX_GAME_BYTES`] is corrupt framing (real games are far shorter:
+//!   513 moves of 593 candidates in hcpe3 are 1.2 MB), so a reader's memory stays bounded.
+
+use super::{hcpe3, pack, sbinpack, Game, GameFormat, GameMove};
+use crate::shogi::Position;
+
+/// The longest game a framer accepts, in bytes.
+pub const MAX_GAME_BYTES: usize = 16 << 20;
+
+/// What the next bytes of a file are (see the module contract).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// A game of this many bytes.
+    Game(usize),
+    /// This many bytes that are part of no game (an sbinpack chunk header).
+    Skip(usize),
+    /// More bytes are needed to tell.
+    NeedMore,
+    /// No bytes are left.
+    End,
+    /// The rest of the file cannot be cut into games, for this reason.
+    Corrupt(String),
+}
+
+/// Cuts one file of a game format into games; holds the sbinpack chunk state.
+#[derive(Clone, Debug)]
+pub struct Framer {
+    format: GameFormat,
+    /// sbinpack: bytes left in the current chunk.
+    chunk_left: u64,
+}
+
+impl Framer {
+    /// A framer at the start of a file of `format`.
+    pub fn new(format: GameFormat) -> Framer {
+        Framer {
+            format,
+            chunk_left: 0,
+        }
+    }
+
+    /// The next frame of `buf`, the file's unread bytes (`eof`: they are all that is left).
+    pub fn next(&mut self, buf: &[u8], eof: bool) -> Frame {
+        if buf.is_empty() {
+            return if eof { Frame::End } else { Frame::NeedMore };
+        }
+        match self.format {
+            GameFormat::Hcpe3 => hcpe3::frame(buf, eof),
+            GameFormat::Pack => pack::frame(buf, eof),
+            GameFormat::Sbinpack => {
+                let (frame, left) = sbinpack::frame(buf, eof, self.chunk_left);
+                self.chunk_left = left;
+                frame
+            }
+        }
+    }
+}
+
+/// The rest of a file that could not be cut into games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// Byte offset where it starts.
+    pub offset: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// Reads every game of an in-memory file of `format`: calls `on_position` with each
+/// position before a move as the game is replayed (index of the move, position, move), then
+/// `on_game` with the decoded game. Returns the unreadable rest, if any.
+pub fn read_games(
+    format: GameFormat,
+    bytes: &[u8],
+    on_position: &mut dyn FnMut(usize, &Position, &GameMove),
+    on_game: &mut dyn FnMut(&Game),
+) -> Option<Unreadable> {
+    let mut framer = Framer::new(format);
+    let mut game = Game::new(format);
+    let mut at = 0usize;
+    loop {
+        let rest = &bytes[at..];
+        match framer.next(rest, true) {
+            Frame::Game(n) => {
+                super::decode_game(&rest[..n], at as u64, &mut game, on_position);
+                on_game(&game);
+                at += n;
+            }
+            Frame::Skip(n) => at += n,
+            Frame::End | Frame::NeedMore => return None,
+            Frame::Corrupt(reason) => {
+                return Some(Unreadable {
+                    offset: at as u64,
+                    reason,
+                })
+            }
+        }
+    }
+}
