@@ -209,11 +209,14 @@ fn reencoding_gives_the_independent_files_byte_for_byte() {
     }
 }
 
+/// A training position as dlshogi's loader makes it: SFEN (3 fields), eval, candidates.
+type LoaderPosition = (String, i16, Vec<(u16, u16)>);
+
 /// dlshogi's `__load_hcpe3` loop, written here from its source: read the header, set the
 /// position from the HuffmanCodedPos, then per move read the MoveInfo; when candidateNum is
 /// above 0 read the MoveVisits and make one training position; play the selected move either
 /// way. Returns the SFEN, eval and candidates of every training position.
-fn dlshogi_loader_positions(bytes: &[u8]) -> Vec<(String, i16, Vec<(u16, u16)>)> {
+fn dlshogi_loader_positions(bytes: &[u8]) -> Vec<LoaderPosition> {
     let le = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
     let mut out = Vec::new();
     let mut at = 0;
@@ -369,4 +372,93 @@ fn hcpe_game_inference_finds_the_corpus_games() {
         655 + 2,
         "record 100 and record 101 each start a game"
     );
+}
+
+/// Whether the Python oracles (rsshogi, cshogi, numpy) can be imported. Under CI they must
+/// be: .ci/run installs them, and a missing oracle fails instead of skipping.
+fn python_oracles() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import rsshogi, cshogi, numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "CI must have rsshogi, cshogi and numpy"
+    );
+    if !ok {
+        eprintln!("skipped: pip install rsshogi==1.7.0 cshogi==1.1.0 numpy to run this test");
+    }
+    ok
+}
+
+/// What `oracle_read.py` prints for `bytes` written as `format`.
+fn oracle_read(format: GameFormat, bytes: &[u8]) -> Vec<serde_json::Value> {
+    let dir = crate::support::TempDir::new(&format!("oracle-{format}"));
+    let path = dir.join(&format!("ours.{}", format.name()));
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(data("games/oracle_read.py"))
+        .arg(format.name())
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn what_we_write_reads_back_in_rsshogi_and_a_dlshogi_loader_loop() {
+    if !python_oracles() {
+        return;
+    }
+    for format in [GameFormat::Pack, GameFormat::Sbinpack] {
+        let games = decode_all(format, &vector(format));
+        let (out, written) = reencode(format, &games, &kept);
+        let ours = decode_all(format, &out);
+        let theirs = oracle_read(format, &out);
+        assert_eq!(theirs.len(), written, "{format}");
+        for ((g, _), t) in ours.iter().zip(&theirs) {
+            assert_eq!(t["sfen"], g.start.to_sfen(), "{format}");
+            let moves: Vec<String> = g.moves.iter().map(|m| m.mv.to_usi()).collect();
+            assert_eq!(t["moves"], serde_json::json!(moves));
+            let evals: Vec<i32> = g.moves.iter().map(|m| m.eval).collect();
+            assert_eq!(t["evals"], serde_json::json!(evals));
+            let name = t["result"].as_str().unwrap();
+            let winner = if name.starts_with("BLACK_WIN") {
+                1
+            } else if name.starts_with("WHITE_WIN") {
+                2
+            } else {
+                0
+            };
+            assert_eq!(winner, g.winner_code(), "{format} {name}");
+            if let GameMeta::Sbinpack { metadata, .. } = &g.meta {
+                let hex: String = metadata.iter().map(|b| format!("{b:02x}")).collect();
+                assert_eq!(t["metadata"], hex);
+            }
+        }
+    }
+    let games = decode_all(GameFormat::Hcpe3, &vector(GameFormat::Hcpe3));
+    let (out, _) = reencode(GameFormat::Hcpe3, &games, &kept);
+    let theirs = oracle_read(GameFormat::Hcpe3, &out);
+    let ours: Vec<_> = dlshogi_loader_positions(&out)
+        .into_iter()
+        .map(|(sfen, eval, c)| serde_json::json!({"sfen": sfen, "eval": eval, "candidates": c}))
+        .collect();
+    let theirs: Vec<_> = theirs
+        .into_iter()
+        .map(|mut t| {
+            t["sfen"] = sfen3(t["sfen"].as_str().unwrap()).into();
+            t
+        })
+        .collect();
+    assert!(ours.len() > 50_000);
+    assert_eq!(ours, theirs);
 }

@@ -7,6 +7,7 @@ mod differential;
 mod edited;
 mod filter;
 mod games;
+mod games_bad;
 mod io;
 mod layout;
 mod mate;

@@ -1,0 +1,303 @@
+//! Bad game files: a truncated game, a bad Huffman code, an illegal move, a move count past
+//! the end of the file, a candidate count past the end, lost framing, and random damage.
+//! Each fault rejects the rest of its game with the file offset and reason, keeps the moves
+//! before it and every other game, and never panics.
+
+use crate::games::{decode_all, vector};
+use crate::support::Rng;
+use posfilter::codec::game::{read_games, Game, GameFormat, Unreadable};
+use posfilter::shogi::Move;
+
+/// Decodes `bytes`, returning the games and the unreadable rest.
+fn decode(format: GameFormat, bytes: &[u8]) -> (Vec<Game>, Option<Unreadable>) {
+    let mut games = Vec::new();
+    let rest = read_games(format, bytes, &mut |_, _, _| {}, &mut |g| {
+        games.push(g.clone())
+    });
+    (games, rest)
+}
+
+/// The moves of a game, as (move, eval) pairs.
+fn moves(g: &Game) -> Vec<(Move, i32)> {
+    g.moves.iter().map(|m| (m.mv, m.eval)).collect()
+}
+
+/// Asserts that `damaged` holds `original`'s games, except game `k` which keeps its first
+/// `plies` moves and fails at file offset `offset` with an error of kind `code`.
+fn only_game_k_hurt(
+    original: &[Game],
+    damaged: &[Game],
+    k: usize,
+    plies: usize,
+    offset: u64,
+    code: &str,
+) {
+    assert_eq!(damaged.len(), original.len());
+    for (i, (a, b)) in original.iter().zip(damaged).enumerate() {
+        if i != k {
+            assert_eq!((b.error.as_ref(), moves(b)), (None, moves(a)), "game {i}");
+            assert_eq!(b.offset, a.offset);
+            continue;
+        }
+        let e = b
+            .error
+            .as_ref()
+            .unwrap_or_else(|| panic!("game {k} must fail"));
+        assert_eq!(
+            (e.kind.code(), e.offset, e.game_offset),
+            (code, offset, a.offset),
+            "{e}"
+        );
+        assert_eq!(e.ply as usize, plies);
+        assert_eq!(
+            moves(b),
+            moves(a)[..plies].to_vec(),
+            "the moves before the fault stay"
+        );
+    }
+}
+
+/// A move that is not legal before move `ply` of `g`: an earlier board move whose source
+/// square no longer holds the piece.
+fn illegal_move(g: &Game, ply: usize) -> Move {
+    let mut pos = g.start.clone();
+    for m in &g.moves[..ply] {
+        pos.do_move(m.mv);
+    }
+    let m = g.moves[..ply]
+        .iter()
+        .rev()
+        .map(|m| m.mv)
+        .find(|m| !m.is_drop() && !pos.is_legal(*m));
+    m.expect("an earlier board move whose source square is empty now")
+}
+
+#[test]
+fn truncated_games_keep_their_first_moves_and_every_game_before() {
+    for format in GameFormat::ALL {
+        let bytes = vector(format);
+        let (original, _) = decode(format, &bytes);
+        let k = 300;
+        let g = &original[k];
+        // Cut inside the 41st move (sbinpack: the chunk header then claims bytes past the
+        // end, and the cut chain is the last one read).
+        let cut = match format {
+            GameFormat::Hcpe3 => {
+                let visits: usize = (0..40).map(|j| g.candidates(j).len()).sum();
+                g.offset as usize + 36 + 40 * 6 + 4 * visits + 3
+            }
+            GameFormat::Pack => g.offset as usize + 1 + 40 * 4 + 1,
+            GameFormat::Sbinpack => sbin_move_offset(&bytes, g, 40) + 1,
+        };
+        let (damaged, rest) = decode(format, &bytes[..cut]);
+        assert_eq!(rest, None);
+        let kept = &original[..=k];
+        assert_eq!(damaged.len(), k + 1, "{format}");
+        let at = match format {
+            GameFormat::Hcpe3 => cut as u64 - 3,
+            GameFormat::Pack => cut as u64 - 1,
+            GameFormat::Sbinpack => cut as u64 - 1,
+        };
+        only_game_k_hurt(kept, &damaged, k, 40, at, "truncated");
+    }
+}
+
+/// File offset of the varints of move `ply` of sbinpack game `g` (walking the varints).
+fn sbin_move_offset(bytes: &[u8], g: &Game, ply: usize) -> usize {
+    let start = g.offset as usize;
+    let meta = bytes[start + 38] as usize;
+    let mut at = start + 39 + meta + 2;
+    for _ in 0..2 * ply {
+        while bytes[at] >= 0x80 {
+            at += 1;
+        }
+        at += 1;
+    }
+    at
+}
+
+#[test]
+fn a_bad_huffman_code_rejects_its_game_only() {
+    for format in GameFormat::ALL {
+        let mut bytes = vector(format);
+        let (original, _) = decode(format, &bytes);
+        // .pack: only games from a position other than the initial one carry a
+        // HuffmanCodedPos (the handicap game 277 is one).
+        let k = match format {
+            GameFormat::Pack => original.iter().position(|g| bytes[g.offset as usize] == 0),
+            _ => Some(277),
+        };
+        let k = k.unwrap();
+        let at = original[k].offset as usize + (format == GameFormat::Pack) as usize;
+        // All ones: a run of rook codes, far more than two rooks.
+        bytes[at + 2..at + 32].fill(0xff);
+        let (damaged, rest) = decode(format, &bytes);
+        assert_eq!(rest, None);
+        let code = damaged[k].error.as_ref().map(|e| e.kind.code()).unwrap();
+        assert!(
+            ["bad_code", "overrun", "inventory"].contains(&code),
+            "{format}: {code}"
+        );
+        only_game_k_hurt(&original, &damaged, k, 0, at as u64, code);
+    }
+}
+
+#[test]
+fn an_illegal_move_rejects_the_rest_of_its_game_only() {
+    for format in GameFormat::ALL {
+        let mut bytes = vector(format);
+        let (original, _) = decode(format, &bytes);
+        let (k, ply) = (123, 30);
+        let g = &original[k];
+        let (at, code) = match format {
+            GameFormat::Hcpe3 => {
+                let visits: usize = (0..ply).map(|j| g.candidates(j).len()).sum();
+                let at = g.offset as usize + 36 + ply * 6 + 4 * visits;
+                let m = illegal_move(g, ply);
+                bytes[at..at + 2].copy_from_slice(&m.raw().to_le_bytes());
+                (at, "illegal_move")
+            }
+            GameFormat::Pack => {
+                let at = g.offset as usize + 1 + ply * 4;
+                let m = illegal_move(g, ply);
+                bytes[at..at + 2].copy_from_slice(&m.raw().to_le_bytes());
+                (at, "illegal_move")
+            }
+            GameFormat::Sbinpack => {
+                // Move index 127 (one byte, as the index it replaces): past the legal moves.
+                let at = sbin_move_offset(&bytes, g, ply);
+                assert!(bytes[at] < 0x80);
+                bytes[at] = 0x7f;
+                (at, "move_index")
+            }
+        };
+        let (damaged, rest) = decode(format, &bytes);
+        assert_eq!(rest, None);
+        only_game_k_hurt(&original, &damaged, k, ply, at as u64, code);
+    }
+}
+
+#[test]
+fn hcpe3_move_and_candidate_counts_past_the_end_of_the_file() {
+    let mut bytes = vector(GameFormat::Hcpe3);
+    let (original, _) = decode(GameFormat::Hcpe3, &bytes);
+    let last = original.len() - 1;
+    let g = &original[last];
+    // A move count past the end: every real move decodes, the next MoveInfo is missing.
+    let count = g.offset as usize + 32;
+    bytes[count..count + 2].copy_from_slice(&60_000u16.to_le_bytes());
+    let (damaged, _) = decode(GameFormat::Hcpe3, &bytes);
+    let end = bytes.len() as u64;
+    only_game_k_hurt(&original, &damaged, last, g.moves.len(), end, "truncated");
+    let e = damaged[last].error.as_ref().unwrap();
+    assert!(
+        e.to_string().contains("move count runs past the end"),
+        "{e}"
+    );
+    // A candidate count past the end: the last move's list runs out.
+    let mut bytes = vector(GameFormat::Hcpe3);
+    let n = g.moves.len();
+    let info = bytes.len() - 6 - 4 * g.candidates(n - 1).len();
+    bytes[info + 4..info + 6].copy_from_slice(&500u16.to_le_bytes());
+    let (damaged, _) = decode(GameFormat::Hcpe3, &bytes);
+    only_game_k_hurt(
+        &original,
+        &damaged,
+        last,
+        n - 1,
+        info as u64 + 4,
+        "truncated",
+    );
+    let e = damaged[last].error.as_ref().unwrap();
+    assert!(
+        e.to_string().contains("candidate count runs past the end"),
+        "{e}"
+    );
+}
+
+#[test]
+fn sbinpack_move_count_past_the_end_of_its_chunk() {
+    let mut bytes = vector(GameFormat::Sbinpack);
+    let (original, _) = decode(GameFormat::Sbinpack, &bytes);
+    let last = original.len() - 1;
+    let g = &original[last];
+    let at = g.offset as usize + 39 + bytes[g.offset as usize + 38] as usize;
+    bytes[at..at + 2].copy_from_slice(&(g.moves.len() as u16 + 5).to_le_bytes());
+    let (damaged, rest) = decode(GameFormat::Sbinpack, &bytes);
+    assert_eq!(rest, None);
+    only_game_k_hurt(
+        &original,
+        &damaged,
+        last,
+        g.moves.len(),
+        bytes.len() as u64,
+        "truncated",
+    );
+}
+
+#[test]
+fn lost_framing_makes_only_the_rest_of_the_file_unreadable() {
+    // hcpe3: a candidate count no position can have.
+    let mut bytes = vector(GameFormat::Hcpe3);
+    let (original, _) = decode(GameFormat::Hcpe3, &bytes);
+    let g = &original[400];
+    let at = g.offset as usize + 36 + 4;
+    bytes[at..at + 2].copy_from_slice(&1000u16.to_le_bytes());
+    let (damaged, rest) = decode(GameFormat::Hcpe3, &bytes);
+    assert_eq!(damaged.len(), 400);
+    assert_eq!(rest.unwrap().offset, g.offset);
+    // .pack: a start tag that is neither 0 nor 1.
+    let mut bytes = vector(GameFormat::Pack);
+    let (original, _) = decode(GameFormat::Pack, &bytes);
+    bytes[original[500].offset as usize] = 7;
+    let (damaged, rest) = decode(GameFormat::Pack, &bytes);
+    assert_eq!(damaged.len(), 500);
+    let rest = rest.unwrap();
+    assert_eq!(rest.offset, original[500].offset);
+    assert!(rest.reason.contains("start tag 7"), "{}", rest.reason);
+    // sbinpack: a second chunk with a bad magic after a good one.
+    let good = vector(GameFormat::Sbinpack);
+    let mut bytes = good.clone();
+    bytes.extend_from_slice(b"SBN3\0\0\0\0");
+    let (damaged, rest) = decode(GameFormat::Sbinpack, &bytes);
+    assert_eq!(damaged.len(), 655);
+    assert_eq!(rest.unwrap().offset, good.len() as u64);
+}
+
+#[test]
+fn random_damage_never_panics_and_every_decoded_move_is_legal() {
+    let mut rng = Rng(0x5eed_6a3e);
+    for format in GameFormat::ALL {
+        let clean = vector(format);
+        let games = decode_all(format, &clean);
+        let prefix = &clean[..games[40].0.offset as usize];
+        for round in 0..300 {
+            let mut bytes = prefix.to_vec();
+            if format == GameFormat::Sbinpack {
+                let len = (bytes.len() - 8) as u32;
+                bytes[4..8].copy_from_slice(&len.to_le_bytes());
+            }
+            for _ in 0..1 + round % 8 {
+                let i = rng.below(bytes.len());
+                bytes[i] ^= 1 << rng.below(8);
+            }
+            if round % 5 == 0 {
+                bytes.truncate(rng.below(bytes.len()));
+            }
+            let (decoded, _) = decode(format, &bytes);
+            for g in &decoded {
+                let mut pos = g.start.clone();
+                for m in &g.moves {
+                    assert!(pos.is_legal(m.mv), "{format} round {round}");
+                    pos.do_move(m.mv);
+                }
+                if let Some(e) = &g.error {
+                    assert!(
+                        e.offset <= bytes.len() as u64 && e.offset >= g.offset,
+                        "{e}"
+                    );
+                }
+            }
+        }
+    }
+}
