@@ -5,7 +5,7 @@
 
 use crate::games::{decode_all, vector};
 use crate::support::Rng;
-use posfilter::codec::game::{read_games, Game, GameFormat, Unreadable};
+use posfilter::codec::game::{encode_game, read_games, sbinpack, Game, GameFormat, Unreadable};
 use posfilter::shogi::Move;
 
 /// Decodes `bytes`, returning the games and the unreadable rest.
@@ -262,6 +262,28 @@ fn lost_framing_makes_only_the_rest_of_the_file_unreadable() {
     let (damaged, rest) = decode(GameFormat::Sbinpack, &bytes);
     assert_eq!(damaged.len(), 655);
     assert_eq!(rest.unwrap().offset, good.len() as u64);
+}
+
+/// A game decoded without error re-encodes to one game that decodes to the same start,
+/// moves and fields.
+fn reencodes_to_itself(format: GameFormat, g: &Game) {
+    let mut out = Vec::new();
+    encode_game(g, &|_| true, &mut out).unwrap();
+    if format == GameFormat::Sbinpack {
+        let chains = std::mem::take(&mut out);
+        sbinpack::write_chunk(&chains, &mut out).unwrap();
+    }
+    let (again, rest) = decode(format, &out);
+    assert_eq!((again.len(), rest), (1, None));
+    let h = &again[0];
+    assert_eq!(
+        (&h.error, &h.start, h.start.ply()),
+        (&None, &g.start, g.start.ply())
+    );
+    assert_eq!(
+        (&h.moves, &h.visits, &h.meta),
+        (&g.moves, &g.visits, &g.meta)
+    );
 }
 
 #[test]
