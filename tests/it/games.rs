@@ -8,7 +8,7 @@
 
 use crate::support::{data, jsonl};
 use posfilter::codec::game::infer::HcpeGames;
-use posfilter::codec::game::{encode_game, read_games, sbinpack, Game, GameFormat, GameMeta};
+use posfilter::codec::game::{self, encode_game, read_games, sbinpack, Game, GameFormat, GameMeta};
 use posfilter::codec::text::parse_usi_line;
 use posfilter::filter::repetition::GameHistory;
 use posfilter::shogi::{Move, Position};
@@ -461,4 +461,57 @@ fn what_we_write_reads_back_in_rsshogi_and_a_dlshogi_loader_loop() {
         .collect();
     assert!(ours.len() > 50_000);
     assert_eq!(ours, theirs);
+}
+
+#[test]
+fn probing_tells_the_game_formats_apart() {
+    let hcpe = unzstd("codec/teacher.hcpe.zst");
+    let psv = unzstd("codec/teacher.psv.zst");
+    for format in GameFormat::ALL {
+        let bytes = vector(format);
+        let sample = &bytes[..64 << 10];
+        let (ok, tried) = game::probe(format, sample, false);
+        assert!(ok == tried && tried >= 8, "{format}: {ok} of {tried}");
+        assert_eq!(game::probe(format, &bytes, true), (32, 32));
+        for other in GameFormat::ALL.into_iter().filter(|&f| f != format) {
+            assert_eq!(
+                game::probe(other, sample, false).0,
+                0,
+                "{format} read as {other}"
+            );
+        }
+        for records in [&hcpe, &psv] {
+            assert_eq!(
+                game::probe(format, &records[..64 << 10], false).0,
+                0,
+                "{format}"
+            );
+        }
+    }
+}
+
+#[test]
+fn game_positions_convert_to_psv_and_hcpe_with_their_move_eval_and_result() {
+    use posfilter::codec::{decode, encode, Format};
+    let games = decode_all(GameFormat::Pack, &vector(GameFormat::Pack));
+    let (g, _) = &games[5];
+    let mut pos = g.start.clone();
+    for (i, m) in g.moves.iter().enumerate() {
+        let t = g.teacher(i, pos.ply()).unwrap();
+        for format in [Format::Psv, Format::Hcpe] {
+            let mut rec = Vec::new();
+            encode(format, &pos, Some(&t), &mut rec).unwrap();
+            let back = decode(format, &rec).unwrap().teacher.unwrap();
+            assert_eq!(
+                (back.mv, back.score as i32, back.move_legal),
+                (Some(m.mv), m.eval, true)
+            );
+            let black_view = back.game_result.to_hcpe(pos.side_to_move());
+            assert_eq!(black_view, g.winner_code());
+            if format == Format::Psv {
+                assert_eq!(back.game_ply, Some(i as u16 + 1));
+            }
+        }
+        pos.do_move(m.mv);
+    }
 }

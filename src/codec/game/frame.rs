@@ -108,3 +108,33 @@ pub fn read_games(
         }
     }
 }
+
+/// Games [`probe`] looks at.
+pub const PROBE_GAMES: usize = 32;
+
+/// Frames and decodes the first games of `sample`, the first bytes of a file (`whole`: all of
+/// it): (games that decode without error and have at least one move, games tried), at most
+/// [`PROBE_GAMES`]. A game cut by the end of a partial sample is not tried; lost framing
+/// counts as one failed game. (A game without moves proves nothing: the first 36 bytes of
+/// an hcpe file read as an hcpe3 game of the initial position with no moves.)
+pub fn probe(format: GameFormat, sample: &[u8], whole: bool) -> (usize, usize) {
+    let mut framer = Framer::new(format);
+    let mut game = Game::new(format);
+    let (mut ok, mut tried, mut at) = (0, 0, 0);
+    while tried < PROBE_GAMES {
+        let rest = &sample[at..];
+        match framer.next(rest, whole) {
+            // With `whole` false the framer answers NeedMore for a game the sample cuts.
+            Frame::Game(n) => {
+                super::decode_game(&rest[..n], at as u64, &mut game, &mut |_, _, _| {});
+                tried += 1;
+                ok += (game.error.is_none() && !game.moves.is_empty()) as usize;
+                at += n;
+            }
+            Frame::Skip(n) => at += n,
+            Frame::Corrupt(_) => return (ok, tried + 1),
+            _ => break,
+        }
+    }
+    (ok, tried)
+}

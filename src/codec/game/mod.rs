@@ -41,10 +41,10 @@ pub mod pack;
 mod replay;
 pub mod sbinpack;
 
-pub use frame::{read_games, Frame, Framer, Unreadable};
+pub use frame::{probe, read_games, Frame, Framer, Unreadable, PROBE_GAMES};
 pub use replay::{decode_game, encode_game, Written};
 
-use super::CodecError;
+use super::{CodecError, GameResult, MoveEncoding, TeacherFields};
 use crate::shogi::{Color, Move, Position};
 use std::fmt;
 use thiserror::Error;
@@ -233,6 +233,23 @@ impl Game {
             GameMeta::Pack { result, .. } => *result,
             GameMeta::Sbinpack { ply_result, .. } => sbinpack::winner_code(*ply_result),
         }
+    }
+
+    /// The teacher fields of the position before move `i` (of ply `ply`), as psv / hcpe
+    /// conversion writes them: the eval clamped to i16, the move (Apery encoding), the
+    /// result from Black's view, gamePly = `ply`. `None` past the decoded moves.
+    pub fn teacher(&self, i: usize, ply: u32) -> Option<TeacherFields> {
+        let m = self.moves.get(i)?;
+        Some(TeacherFields {
+            score: m.eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            raw_move: m.mv.raw(),
+            mv: Some(m.mv),
+            move_encoding: Some(MoveEncoding::Apery),
+            move_legal: true,
+            game_ply: Some(ply.min(u16::MAX as u32) as u16),
+            game_result: GameResult::Hcpe(self.winner_code()),
+            padding: 0,
+        })
     }
 
     /// The side that won, if the result names one.
