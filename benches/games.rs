@@ -10,6 +10,7 @@
 //! replays every chain. rsshogi has no hcpe3 reader: ours is measured alone.
 //!
 //! `GAMES_BENCH_ROUNDS` (default 5) rounds of every reader, each about a second; medians.
+//! `GAMES_BENCH_ONLY=TEXT` runs only the readers whose name contains TEXT (for a profiler).
 
 use posfilter::codec::game::{read_games, GameFormat};
 use rsshogi::board::{hirate_position, HuffmanCodedPos, Position};
@@ -51,6 +52,23 @@ fn ours(format: GameFormat, bytes: &[u8]) -> usize {
         assert!(g.error.is_none())
     });
     assert!(rest.is_none());
+    positions
+}
+
+/// The bound under sbinpack decoding: replaying the games and generating every position's
+/// legal moves, which an sbinpack move index needs (the .pack vector gives the moves).
+fn legal_moves_bound(bytes: &[u8]) -> usize {
+    let mut list = posfilter::shogi::MoveList::new();
+    let mut positions = 0;
+    read_games(
+        GameFormat::Pack,
+        bytes,
+        &mut |_, pos, _| {
+            posfilter::shogi::movegen::generate_legal(pos, &mut list);
+            positions += (list.len() < 1000) as usize;
+        },
+        &mut |_| {},
+    );
     positions
 }
 
@@ -135,7 +153,16 @@ fn main() {
             "posfilter hcpe3",
             Box::new(|| ours(GameFormat::Hcpe3, &hcpe3)),
         ),
+        (
+            "bound: pack replay + legal moves",
+            Box::new(|| legal_moves_bound(&pack)),
+        ),
     ];
+    let only = std::env::var("GAMES_BENCH_ONLY").unwrap_or_default();
+    let readers: Vec<Reader> = readers
+        .into_iter()
+        .filter(|r| r.0.contains(&only))
+        .collect();
     let mut rates = vec![Vec::new(); readers.len()];
     for _ in 0..rounds {
         for (i, (_, f)) in readers.iter().enumerate() {

@@ -22,7 +22,7 @@ use super::replay::{fault, unplayable, Fault, Replay};
 use super::{Frame, Game, GameErrorKind, GameMeta, GameMove};
 use crate::codec::psfen::{decode_psfen, encode_psfen};
 use crate::codec::CodecError;
-use crate::shogi::{MoveList, Position};
+use crate::shogi::Position;
 
 /// The chunk magic.
 pub const MAGIC: [u8; 4] = *b"SBN2";
@@ -178,7 +178,7 @@ fn replay_moves(
     on_position: &mut dyn FnMut(usize, &Position, &GameMove),
 ) -> Result<(), Fault> {
     let mut replay = Replay::new(&game.start);
-    let mut list = MoveList::new();
+    let mut order = order::Order::new();
     let mut prev = score as i32;
     for i in 0..game.declared as usize {
         let here = at;
@@ -190,7 +190,7 @@ fn replay_moves(
         };
         let index = varint(bytes, &mut at).ok_or_else(cut)?;
         let delta = varint(bytes, &mut at).ok_or_else(cut)?;
-        let (mv, legal) = order::move_at(&replay.pos, index, &mut list);
+        let (mv, legal) = order.move_at(&replay.pos, index);
         let mv = mv.ok_or_else(|| fault(here, GameErrorKind::MoveIndex { index, legal }))?;
         let delta = (delta >> 1) as i32 ^ -((delta & 1) as i32);
         let norm = prev
@@ -254,11 +254,12 @@ pub(crate) fn encode(
     out.extend_from_slice(metadata);
     out.extend_from_slice(&count.to_le_bytes());
     let mut replay = Replay::new(start);
-    let mut list = MoveList::new();
+    let mut order = order::Order::new();
     let mut prev = *score as i32;
     for (i, m) in moves.iter().enumerate() {
         let mv = replay.check(Some(m.mv), m.mv.raw()).map_err(unplayable)?;
-        let index = order::index_of(&replay.pos, mv, &mut list)
+        let index = order
+            .index_of(&replay.pos, mv)
             .ok_or_else(|| unrepresentable("illegal move"))?;
         let norm = if i % 2 == 1 {
             m.eval.checked_neg()
