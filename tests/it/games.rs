@@ -10,7 +10,7 @@ use crate::support::{data, jsonl};
 use posfilter::codec::game::infer::HcpeGames;
 use posfilter::codec::game::{self, encode_game, read_games, sbinpack, Game, GameFormat, GameMeta};
 use posfilter::codec::text::parse_usi_line;
-use posfilter::filter::repetition::GameHistory;
+use posfilter::filter::repetition::{GameHistory, RepetitionScan};
 use posfilter::shogi::{Move, Position};
 
 /// The decompressed bytes of a zstd file under tests/data.
@@ -310,39 +310,78 @@ fn pack_and_sbinpack_dropped_positions_cut_games_into_kept_segments() {
     }
 }
 
+/// The repetition scans of the first `n` positions of game `t`, each from the USI line that
+/// reaches it (`startpos moves m1 … mk`), read and replayed by the USI parser.
+fn usi_line_scans(t: &Truth, n: usize) -> Vec<RepetitionScan> {
+    let mut history = GameHistory::new();
+    let mut line = t.line.split(" moves").next().unwrap().to_string() + " moves";
+    (0..n)
+        .map(|k| {
+            if k > 0 {
+                line.push(' ');
+                line.push_str(&t.moves[k - 1].to_usi());
+            }
+            let (last, h) = parse_usi_line(&line).unwrap();
+            history.load_usi(&h, &last)
+        })
+        .collect()
+}
+
+/// The scans of a game's positions fed in order into one history.
+fn game_scans<'a>(positions: impl Iterator<Item = &'a Position>) -> Vec<RepetitionScan> {
+    let mut history = GameHistory::new();
+    positions.map(|p| history.push_position(p)).collect()
+}
+
 #[test]
 fn repetition_on_game_positions_matches_the_usi_lines() {
     let truth = truth();
     for format in GameFormat::ALL {
         let games = decode_all(format, &vector(format));
-        let mut from_game = GameHistory::new();
-        let mut from_line = GameHistory::new();
         let (mut positions, mut repeated) = (0, 0);
         for (t, (g, _)) in truth.iter().zip(&games) {
-            from_game.clear();
-            let mut pos = g.start.clone();
-            let mut line_words = t.line.split(" moves").next().unwrap().to_string() + " moves";
+            let mut replayed = vec![g.start.clone()];
             for m in &g.moves {
-                let scan = from_game.push_position(&pos);
-                let (last, history) = parse_usi_line(&line_words).unwrap();
-                assert_eq!(
-                    scan,
-                    from_line.load_usi(&history, &last),
-                    "{format} {line_words}"
-                );
-                positions += 1;
-                repeated += (scan.exact > 0) as u32;
-                pos.do_move(m.mv);
-                line_words.push(' ');
-                line_words.push_str(&m.mv.to_usi());
+                let mut next = replayed[replayed.len() - 1].clone();
+                next.do_move(m.mv);
+                replayed.push(next);
             }
+            replayed.pop(); // the records: the positions before each move
+            let scans = game_scans(replayed.iter());
+            assert_eq!(scans, usi_line_scans(t, scans.len()), "{format} {}", t.line);
+            positions += scans.len();
+            repeated += scans.iter().filter(|s| s.exact > 0).count();
         }
         assert_eq!(positions, 96_954, "{format}");
         assert!(
             repeated > 100,
-            "{format}: the corpus games repeat positions ({repeated})"
+            "{format}: the games repeat positions ({repeated})"
         );
     }
+    // hcpe: the games inferred from the records' best moves, positions decoded from the file
+    // (the final position of each game included).
+    let hcpe = unzstd("codec/teacher.hcpe.zst");
+    let mut infer = HcpeGames::new();
+    let mut games: Vec<Vec<Position>> = Vec::new();
+    for rec in hcpe.chunks(38) {
+        if infer.push(rec) {
+            games.push(Vec::new());
+        }
+        let pos = posfilter::codec::hcp::decode_hcp(rec[..32].try_into().unwrap()).unwrap();
+        games.last_mut().unwrap().push(pos);
+    }
+    assert_eq!(games.len(), truth.len());
+    let mut positions = 0;
+    for (t, g) in truth.iter().zip(&games) {
+        assert_eq!(
+            game_scans(g.iter()),
+            usi_line_scans(t, g.len()),
+            "hcpe {}",
+            t.line
+        );
+        positions += g.len();
+    }
+    assert_eq!(positions, 97_609);
 }
 
 #[test]
