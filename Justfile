@@ -19,12 +19,16 @@ lint:
 bench:
     cargo bench
 
-# cargo-fuzz targets: decode_binary, decode_text, movegen (against rsshogi), mate (against
-# brute force and the solver's own variants). Needs `cargo install cargo-fuzz`; on a stable
+# cargo-fuzz targets: decode_binary, decode_text, decode_games (hcpe3 / .pack / sbinpack),
+# movegen (against rsshogi), mate (against brute force and the solver's own variants). Needs `cargo install cargo-fuzz`; on a stable
 # toolchain RUSTC_BOOTSTRAP=1 unlocks the sanitizer flags cargo-fuzz passes (no nightly
 # can be fetched here). Not run in CI.
 fuzz target="decode_binary" seconds="60":
     cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {{target}} -- -max_total_time={{seconds}}
+
+# game-format decoding (hcpe3, .pack, sbinpack) against rsshogi's decoders, same run
+bench-games:
+    cargo bench --bench games
 
 # codec bench incl. the cshogi peer (needs `pip install cshogi==1.1.0 numpy`)
 bench-codec:
