@@ -10,29 +10,12 @@
 //!   the length returned before calling again.
 //! - At the end of the file an incomplete game is one [`Frame::Game`] of the bytes that are
 //!   left: decoding reports where it is truncated.
-//! - A game longer than [`MAX_GAME_BYTES`] is corrupt framing (real games are far shorter:
+//! - A game longer than [`super::MAX_GAME_BYTES`] is corrupt framing (real games are far shorter:
 //!   513 moves of 593 candidates in hcpe3 are 1.2 MB), so a reader's memory stays bounded.
 
-use super::{hcpe3, pack, sbinpack, Game, GameFormat, GameMove};
+use super::model::{Frame, Game, GameFormat, GameMove};
+use super::{hcpe3, pack, sbinpack};
 use crate::shogi::Position;
-
-/// The longest game a framer accepts, in bytes.
-pub const MAX_GAME_BYTES: usize = 16 << 20;
-
-/// What the next bytes of a file are (see the module contract).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Frame {
-    /// A game of this many bytes.
-    Game(usize),
-    /// This many bytes that are part of no game (an sbinpack chunk header).
-    Skip(usize),
-    /// More bytes are needed to tell.
-    NeedMore,
-    /// No bytes are left.
-    End,
-    /// The rest of the file cannot be cut into games, for this reason.
-    Corrupt(String),
-}
 
 /// Cuts one file of a game format into games; holds the sbinpack chunk state.
 #[derive(Clone, Debug)]
@@ -93,7 +76,7 @@ pub fn read_games(
         let rest = &bytes[at..];
         match framer.next(rest, true) {
             Frame::Game(n) => {
-                super::decode_game(&rest[..n], at as u64, &mut game, on_position);
+                super::replay::decode_game(&rest[..n], at as u64, &mut game, on_position);
                 on_game(&game);
                 at += n;
             }
@@ -126,7 +109,7 @@ pub fn probe(format: GameFormat, sample: &[u8], whole: bool) -> (usize, usize) {
         match framer.next(rest, whole) {
             // With `whole` false the framer answers NeedMore for a game the sample cuts.
             Frame::Game(n) => {
-                super::decode_game(&rest[..n], at as u64, &mut game, &mut |_, _, _| {});
+                super::replay::decode_game(&rest[..n], at as u64, &mut game, &mut |_, _, _| {});
                 tried += 1;
                 ok += (game.error.is_none() && !game.moves.is_empty()) as usize;
                 at += n;

@@ -16,9 +16,9 @@
 //! training record, and still plays the selected move. The writer uses exactly that to drop
 //! a position and keep the game whole.
 
-use super::frame::MAX_GAME_BYTES;
-use super::replay::{fault, Fault, Replay};
-use super::{Frame, Game, GameErrorKind, GameMeta, GameMove, Visit};
+use super::model::{
+    fault, Fault, Frame, Game, GameErrorKind, GameMeta, GameMove, Replay, Visit, MAX_GAME_BYTES,
+};
 use crate::codec::hcp::{decode_hcp, encode_hcp};
 use crate::codec::CodecError;
 use crate::shogi::{Move, Position};

@@ -13,9 +13,9 @@
 //! The three markers are no move (0 is no move; the others go from a square to itself), so
 //! a game ends at the first of them. A game cannot mark one of its positions as skipped.
 
-use super::frame::MAX_GAME_BYTES;
-use super::replay::{fault, Fault, Replay};
-use super::{Frame, Game, GameErrorKind, GameMeta, GameMove};
+use super::model::{
+    fault, Fault, Frame, Game, GameErrorKind, GameMeta, GameMove, Replay, MAX_GAME_BYTES,
+};
 use crate::codec::hcp::{decode_hcp, encode_hcp};
 use crate::codec::CodecError;
 use crate::shogi::{Move, Position, STARTPOS};

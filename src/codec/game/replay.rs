@@ -1,53 +1,10 @@
 //! The replay shared by the game decoders (legality of every move), and the entry points
 //! [`decode_game`] and [`encode_game`] that dispatch on the format.
 
-use super::{hcpe3, pack, sbinpack, Game, GameError, GameErrorKind, GameFormat, GameMove};
+use super::model::{unplayable, Game, GameError, GameFormat, GameMove, Replay};
+use super::{hcpe3, pack, sbinpack};
 use crate::codec::CodecError;
-use crate::shogi::{Move, Position};
-
-/// A decoder's failure: byte offset within the game, and what is wrong.
-pub(crate) type Fault = (usize, GameErrorKind);
-
-/// A [`Fault`] at byte `at` of the game.
-pub(crate) fn fault(at: usize, kind: GameErrorKind) -> Fault {
-    (at, kind)
-}
-
-/// A game being replayed: the position before the next move.
-pub(crate) struct Replay {
-    /// The position before the next move.
-    pub pos: Position,
-}
-
-impl Replay {
-    /// Starts at `start` (its undo history is not needed and not kept).
-    pub fn new(start: &Position) -> Replay {
-        let mut pos = start.clone();
-        pos.clear_history();
-        Replay { pos }
-    }
-
-    /// The move `mv` (read from the 16 bits `raw`) if it is legal here.
-    #[inline]
-    pub fn check(&self, mv: Option<Move>, raw: u16) -> Result<Move, GameErrorKind> {
-        let Some(m) = mv else {
-            return Err(GameErrorKind::NotAMove(raw));
-        };
-        if !self.pos.is_legal(m) {
-            return Err(GameErrorKind::Illegal {
-                usi: m.to_usi(),
-                sfen: self.pos.to_sfen(),
-            });
-        }
-        Ok(m)
-    }
-
-    /// Plays a move [`Replay::check`] accepted.
-    #[inline]
-    pub fn play(&mut self, m: Move) {
-        self.pos.do_move(m);
-    }
-}
+use crate::shogi::Position;
 
 /// Decodes one framed game (`bytes`, starting at byte `offset` of its file) into `game`,
 /// whose format says how to read it. Calls `on_position` with the index, the position and
@@ -156,9 +113,4 @@ fn encode_segment(
         GameFormat::Pack => pack::encode(game, start, moves, whole, out),
         _ => sbinpack::encode(game, start, moves, whole, out),
     }
-}
-
-/// An illegal move in a game given to an encoder.
-pub(crate) fn unplayable(kind: GameErrorKind) -> CodecError {
-    CodecError::Unrepresentable(format!("the game cannot be replayed: {kind}"))
 }

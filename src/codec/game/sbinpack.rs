@@ -17,9 +17,10 @@
 //! 14 adjudicated draw, 16 / 17 by timeout, 20 / 21 by try rule. A chain can start at any
 //! position, so a game can be cut into chains; it cannot skip a position inside a chain.
 
+use super::model::{
+    fault, unplayable, Fault, Frame, Game, GameErrorKind, GameMeta, GameMove, Replay,
+};
 use super::order;
-use super::replay::{fault, unplayable, Fault, Replay};
-use super::{Frame, Game, GameErrorKind, GameMeta, GameMove};
 use crate::codec::psfen::{decode_psfen, encode_psfen};
 use crate::codec::CodecError;
 use crate::shogi::Position;
@@ -41,14 +42,6 @@ pub fn write_chunk(chains: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(chains);
     Ok(())
-}
-
-/// 0 draw or unknown, 1 Black won, 2 White won, from a stored `ply_result`.
-pub(crate) fn winner_code(ply_result: u16) -> u8 {
-    match ply_result >> 10 {
-        r @ (0..=1 | 4 | 5 | 8 | 9 | 12 | 13 | 16 | 17 | 20 | 21) => 1 + (r & 1) as u8,
-        _ => 0,
-    }
 }
 
 /// Reads a ULEB128 u32 at `*at`; `None` if the bytes end first or it overflows 32 bits.
