@@ -53,7 +53,8 @@ pub(super) fn schedule(
         })
         .collect();
     let disk_total = run.detections.iter().map(|d| d.file_bytes).sum();
-    let progress = Progress::new(disk_total, config.progress, config.log_every);
+    let progress = Progress::new(disk_total, config.progress, config.log_every)
+        .watched(config.control.clone(), disk_total);
     let mut batches = batches(config, run, &progress);
     let tick = |n: u64| progress.tick(n);
     // Committed outcomes go back to the workers through `spare` (allocations reused); it
@@ -167,6 +168,10 @@ fn commit_batch(
     progress: &Progress,
     disk_done: u64,
 ) -> Result<(), PipelineError> {
+    if config.control.as_ref().is_some_and(|c| c.stopped()) {
+        // Workers leave their batches unfinished once stopped: commit none.
+        return Err(PipelineError::Interrupted);
+    }
     let out_err = PipelineError::output_in(&config.out_dir);
     run.commit.apply(batch.format, outcome).map_err(&out_err)?;
     if run.checkpoints.due(batch.next) {

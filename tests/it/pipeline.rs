@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 mod bad_input;
+mod control;
 mod decisions;
 mod dedup;
 mod determinism;

@@ -19,8 +19,10 @@ pub use raw::{
     OutputConfig, RawConfig, TableScope, UnknownPolicy, WorkersConfig,
 };
 
+use super::control::RunControl;
 use crate::codec::{Format, FormatChoice};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Automatic `output.checkpoint_records` with the mate filter on.
@@ -78,6 +80,9 @@ pub struct Config {
     pub(crate) log_every: Option<Duration>,
     /// Go on from the checkpoint in the output directory (`--resume`).
     pub(crate) resume: bool,
+    /// A caller in the same process that may stop the run and reads its progress
+    /// ([`Config::set_control`]); `None` from [`Config::resolve`].
+    pub(crate) control: Option<Arc<RunControl>>,
 }
 
 /// Command-line overrides of operational settings.
@@ -123,6 +128,12 @@ impl Config {
     /// Input records between checkpoints (0 = none).
     pub fn checkpoint_records(&self) -> u64 {
         self.checkpoint_records
+    }
+
+    /// Lets `control` stop the run and watch its counts (the Python binding's `run`; the
+    /// command line has none).
+    pub fn set_control(&mut self, control: Arc<RunControl>) {
+        self.control = Some(control);
     }
 
     /// MiB of each worker's df-pn table; `None` with the mate filter off (no table).
@@ -226,6 +237,7 @@ impl Config {
             progress: !overrides.quiet,
             log_every: log_every(overrides.log_every),
             resume: overrides.resume,
+            control: None,
             raw,
         })
     }
