@@ -16,6 +16,7 @@ use std::path::Path;
 
 mod bad_input;
 mod control;
+mod decider;
 mod decisions;
 mod dedup;
 mod determinism;

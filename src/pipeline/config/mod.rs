@@ -191,11 +191,7 @@ impl Config {
                 base.join(p)
             }
         };
-        let threads = match overrides.threads.unwrap_or(raw.workers.threads) {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let mate = raw.filter.mate.enabled;
+        let threads = worker_threads(overrides.threads.unwrap_or(raw.workers.threads));
         Ok(Config {
             input_paths: raw.input.paths.iter().map(|p| join(Path::new(p))).collect(),
             input_format: raw.input.format.format(),
@@ -216,21 +212,14 @@ impl Config {
                 .flatten(),
             threads,
             table_mb: raw.workers.table_mb,
-            // A batch is milliseconds of search with the mate filter on (small batches keep
-            // every core busy to the end), well under a microsecond a record without it
-            // (larger batches amortise the hand-off between threads).
-            batch_records: match raw.workers.batch_records {
-                0 if mate => AUTO_BATCH_MATE,
-                0 => AUTO_BATCH_NO_MATE,
-                n => n,
-            },
+            batch_records: batch_records(&raw),
             // With the mate filter on a run is minutes of search on a few cores and a
             // checkpoint costs milliseconds; without it a run reads millions of records a
             // second, so starting over costs little while checkpoints (the dedup log and
             // flushes) cost about 10 % of it.
             checkpoint_records: match raw.output.checkpoint_records {
                 Some(n) => n,
-                None if mate => AUTO_CHECKPOINT_RECORDS,
+                None if raw.filter.mate.enabled => AUTO_CHECKPOINT_RECORDS,
                 None => 0,
             },
             filter: raw.filter.clone(),
@@ -240,6 +229,26 @@ impl Config {
             control: None,
             raw,
         })
+    }
+}
+
+/// Worker threads for a `threads` setting (0: every core).
+pub(crate) fn worker_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// Records per batch for `raw` (`workers.batch_records`, 0: automatic). A batch is
+/// milliseconds of search with the mate filter on (small batches keep every core busy to the
+/// end), well under a microsecond a record without it (larger batches amortise the hand-off
+/// between threads).
+pub(crate) fn batch_records(raw: &RawConfig) -> usize {
+    match raw.workers.batch_records {
+        0 if raw.filter.mate.enabled => AUTO_BATCH_MATE,
+        0 => AUTO_BATCH_NO_MATE,
+        n => n,
     }
 }
 
