@@ -12,14 +12,17 @@ about a second. Bad input raises ValueError naming the record or position and th
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _native
 from ._records import WIDTHS, as_bytes, infer_format
 
-__all__ = ["mate", "mate_many", "record_format", "run", "WIDTHS", "__version__"]
+__all__ = [
+    "decide", "Decider", "mate", "mate_many", "record_format", "run",
+    "DECISIONS", "DECIDE_DTYPE", "WIDTHS", "__version__",
+]
 
 __version__: str = _native.__version__
 
@@ -28,9 +31,121 @@ DEFAULT_NODES = 100_000
 #: The default table per solver in MiB, as `posfilter mate --table-mb`.
 DEFAULT_TABLE_MB = 16
 
+#: The name of each decision code of :func:`decide`: ``DECISIONS[row["decision"]]`` is the
+#: record's ``decision`` in audit.jsonl (``rejected`` for rejected.jsonl), and the drop
+#: names are the keys of report.json's ``records.dropped``.
+DECISIONS: Tuple[str, ...] = tuple(_native.decision_names())
+
+#: The dtype of :func:`decide`'s rows.
+DECIDE_DTYPE = np.dtype(
+    [("keep", "?"), ("decision", "u1"), ("plies", "<u4"), ("nodes", "<u8"), ("unknown", "?")]
+)
+
 Position = str
 Records = np.ndarray
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+def decide(
+    records: Records,
+    format: Optional[str] = None,
+    *,
+    nodes: int = DEFAULT_NODES,
+    mate: bool = True,
+    repetition: Optional[Sequence[str]] = ("exact", "inferior"),
+    declaration: Optional[str] = "csa27",
+    dedup: bool = True,
+    threads: int = 0,
+    **settings: Any,
+) -> np.ndarray:
+    """Decide every record of a numpy array as `posfilter run` would if the array were its
+    input file: the same stages in the same order (validity, repetition, declaration,
+    checkmated / mate / mated, then duplicates), the same batches and the same verdicts.
+
+    `records`: cshogi's ``PackedSfen``, ``PackedSfenValue``, ``HuffmanCodedPos`` or
+    ``HuffmanCodedPosAndEval`` arrays, uint8 rows of the record width, or void records
+    (see :func:`record_format`; `format` names the format when the dtype cannot). psv
+    records in game order (gamePly rising within a game) carry their game's history into
+    the repetition stage, as in `run`.
+
+    Settings, each the config key of `run`: `nodes` (``filter.mate.nodes``, at least 1),
+    `mate` (``filter.mate.enabled``), `repetition` (``filter.repetition.drop``: the kinds,
+    ``"exact"`` and ``"inferior"``; empty or None turns the stage off), `declaration`
+    (``filter.declaration.rule``: ``"csa27"``, ``"24"``, or ``"off"`` / None), `dedup`
+    (``filter.dedup.enabled``), `threads` (``workers.threads``, 0: every core). Any other
+    ``[filter]`` or ``[workers]`` key as a keyword, dotted or with double underscores:
+    ``filter__mate__and_root=False``, ``**{"workers.table_mb": 256}``.
+
+    Returns one row per record, in order, of dtype :data:`DECIDE_DTYPE`: `keep` (bool),
+    `decision` (a code: ``DECISIONS[code]`` is its name in report.json and audit.jsonl),
+    `plies` (mate length for ``mate`` / ``mated``, else 0), `nodes` (solver nodes spent)
+    and `unknown` (the solver ran out of budget; such records are kept). So
+    ``records[result["keep"]]`` are the records `run` keeps. Duplicates are found within
+    the call; each call starts with no positions seen (:class:`Decider` carries them from call
+    to call).
+
+    A record that does not decode or is impossible is a ``rejected`` row, never an error.
+    Raises ValueError for an array that holds no records of a known width or a bad setting,
+    before any work. The records are copied once (so other threads may use the array
+    meanwhile); the GIL is released while the work runs, and Ctrl-C stops it within about
+    a second (KeyboardInterrupt).
+    """
+    decider = Decider(
+        nodes=nodes, mate=mate, repetition=repetition, declaration=declaration,
+        dedup=dedup, threads=threads, **settings,
+    )
+    return decider.decide(records, format)
+
+
+class Decider:
+    """:func:`decide` over many arrays, as `posfilter run` over many files: duplicates
+    are found across calls (a position kept by an earlier call drops later copies), psv
+    games and their history do not cross calls (a run starts a game at each file). The
+    workers, their tables and the positions seen are kept between calls, so a large input
+    can be decided chunk by chunk (each chunk a file of the run; cut psv chunks between
+    games to keep whole games together).
+
+    The settings are :func:`decide`'s. A call interrupted by Ctrl-C leaves the positions
+    of its decided batches seen. One call at a time (another thread gets RuntimeError).
+    """
+
+    def __init__(
+        self,
+        *,
+        nodes: int = DEFAULT_NODES,
+        mate: bool = True,
+        repetition: Optional[Sequence[str]] = ("exact", "inferior"),
+        declaration: Optional[str] = "csa27",
+        dedup: bool = True,
+        threads: int = 0,
+        **settings: Any,
+    ) -> None:
+        pairs: List[Tuple[str, Any]] = [
+            ("filter.mate.enabled", bool(mate)),
+            ("filter.mate.nodes", int(nodes)),
+            ("filter.repetition.enabled", bool(repetition)),
+            ("filter.declaration.rule", "off" if declaration is None else str(declaration)),
+            ("filter.dedup.enabled", bool(dedup)),
+            ("workers.threads", int(threads)),
+            # decide() writes no mates file: do not build its records.
+            ("mates.enabled", False),
+        ]
+        if repetition:
+            kinds = (repetition,) if isinstance(repetition, str) else repetition
+            pairs.append(("filter.repetition.drop", [str(kind) for kind in kinds]))
+        pairs += [(key.replace("__", "."), value) for key, value in settings.items()]
+        self._native = _native.Decider(pairs)
+
+    def decide(self, records: Records, format: Optional[str] = None) -> np.ndarray:
+        """The rows of :func:`decide` for `records`, with this decider's settings and the
+        positions its earlier calls kept counted as seen."""
+        name, count = infer_format(records, format)
+        data = as_bytes(records) if count else np.zeros(0, dtype=np.uint8)
+        keep, decision, plies, nodes, unknown = self._native.decide(data, name)
+        out = np.empty(count, dtype=DECIDE_DTYPE)
+        out["keep"], out["decision"], out["plies"] = keep, decision, plies
+        out["nodes"], out["unknown"] = nodes, unknown
+        return out
 
 
 def mate(

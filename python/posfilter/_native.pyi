@@ -41,3 +41,24 @@ def run(
 ) -> Dict[str, Any]:
     """The pipeline of `config_path` with dotted-key `overrides`; returns the report.
     `progress` is called with the counts every 100 ms and at the end."""
+
+class Decider:
+    """The library's pipeline::Decider: the calls' records are the files of one run."""
+
+    def __init__(self, settings: List[Tuple[str, Any]]) -> None:
+        """Settings as dotted config keys and values. ValueError for a bad one."""
+
+    def decide(
+        self, data: npt.NDArray[np.uint8], format: str
+    ) -> Tuple[
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.uint64],
+        npt.NDArray[np.bool_],
+    ]:
+        """The records in `data` (bytes back to back, a whole number of `format`'s
+        records): the columns keep, decision, plies, nodes, unknown, one entry per record."""
+
+def decision_names() -> List[str]:
+    """The name of each decision code, in code order."""

@@ -11,7 +11,9 @@
 //!   the library never panics on input, and a panic would become a `RuntimeError`.
 
 mod convert;
+mod decide;
 mod interrupt;
+mod overrides;
 mod run;
 mod solve;
 
@@ -24,6 +26,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::mate_many_text, m)?)?;
     m.add_function(wrap_pyfunction!(solve::mate_many_records, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_class::<decide::PyDecider>()?;
+    m.add_function(wrap_pyfunction!(decide::decision_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
