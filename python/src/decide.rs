@@ -21,7 +21,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 /// The name of each decision code, in code order (the Python `DECISIONS`).
 #[pyfunction]
@@ -126,10 +126,17 @@ impl PyDecider {
         let (format, bytes) = convert::records(&data, format)?;
         let bytes = bytes.to_vec();
         drop(data);
-        let mut guard = self
-            .inner
-            .try_lock()
-            .map_err(|_| PyRuntimeError::new_err("this Decider is busy in another thread"))?;
+        let mut guard = match self.inner.try_lock() {
+            Ok(guard) => guard,
+            // Only a panic on the calling thread poisons it (the work runs under
+            // catch_unwind): its state is that of the last committed batch.
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                return Err(PyRuntimeError::new_err(
+                    "this Decider is busy in another thread",
+                ))
+            }
+        };
         let decider: &mut Decider = &mut guard;
         let stop_flag = decider.stop_flag();
         // A call interrupted before left it set.
