@@ -254,3 +254,26 @@ def test_a_decider_decides_its_calls_as_a_run_decides_its_files(posfilter_bin, t
     again = decider.decide(parts[0])
     kept_before = rows["keep"][:cut]
     assert (again["decision"][kept_before] == posfilter.DECISIONS.index("duplicate")).all()
+
+
+def test_a_decider_interrupted_by_ctrl_c_decides_again():
+    import _thread
+    import threading
+
+    board = cshogi.Board(HARD)
+    hard = np.zeros((2, 32), dtype=np.uint8)
+    for row in hard:
+        board.to_psfen(row)
+    limits = dict(threads=2, dedup=False, filter__mate__time_ms=0, filter__mate__cache_mb=0)
+    decider = posfilter.Decider(nodes=10**12, **limits)
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        decider.decide(hard, format="psfen")
+    timer.join()
+    # The next call runs to its end (the stop flag of the interrupted one is cleared): on
+    # positions settled within 100,000 nodes, the rows of a decider with that budget.
+    records = load("psfen", 300)
+    bounded = posfilter.decide(records, nodes=100_000, **limits)
+    settled = ~bounded["unknown"]
+    assert (decider.decide(records[settled]) == bounded[settled]).all()
