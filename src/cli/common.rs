@@ -1,25 +1,16 @@
 //! Helpers shared by several subcommands.
 
-use anyhow::{Context, Result};
-use posfilter::codec::text::parse_usi_line;
+use anyhow::{anyhow, Result};
+use posfilter::codec::CodecError;
 use posfilter::shogi::Position;
 
-/// Parses a user-given position and checks that it is possible: an SFEN (`startpos` and a
-/// leading `sfen ` accepted), or a USI position command with moves (`[position] startpos |
-/// sfen <SFEN> moves <m1> ...`, as engine logs print them), replayed to its last position
-/// with every move checked for legality.
-pub fn parse_position(sfen: &str) -> Result<Position> {
-    let text = sfen.trim();
-    let usi =
-        text.starts_with("position ") || text.split_ascii_whitespace().any(|word| word == "moves");
-    if usi {
-        let (pos, _) =
-            parse_usi_line(text).with_context(|| format!("bad USI position {text:?}"))?;
-        return Ok(pos);
-    }
-    let text = text.strip_prefix("sfen ").unwrap_or(text);
-    let pos = Position::from_sfen(text).with_context(|| format!("bad SFEN {text:?}"))?;
-    pos.validate()
-        .with_context(|| format!("impossible position {text:?}"))?;
-    Ok(pos)
+/// Parses a user-given position and checks that it is possible
+/// ([`posfilter::codec::text::parse_position`]); the error quotes the text.
+pub fn parse_position(text: &str) -> Result<Position> {
+    let text = text.trim();
+    posfilter::codec::text::parse_position(text).map_err(|e| match e {
+        CodecError::Sfen(why) => anyhow!("bad SFEN {text:?}: {why}"),
+        CodecError::Invalid(why) => anyhow!("impossible position {text:?}: {why}"),
+        other => anyhow!("bad USI position {text:?}: {other}"),
+    })
 }

@@ -59,7 +59,7 @@ pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
             let mut pos = parse_position(text)?;
             let (v, seconds) = solve(&mut solver, &mut pos, &settings.limits())?;
             if settings.json {
-                println!("{}", verdict_json(&v, seconds));
+                println!("{}", v.to_json(seconds));
             } else {
                 eprintln!("{} nodes in {seconds:.3} s", v.nodes);
                 println!("{}", verdict_text(&v));
@@ -97,12 +97,6 @@ fn solve(
 
 fn usi_pv(v: &Verdict) -> Vec<String> {
     v.pv.iter().map(|m| m.to_usi()).collect()
-}
-
-/// `{"result", "plies", "pv", "nodes", "seconds"}`.
-fn verdict_json(v: &Verdict, seconds: f64) -> serde_json::Value {
-    serde_json::json!({"result": v.result.as_str(), "plies": v.plies, "pv": usi_pv(v),
-        "nodes": v.nodes, "seconds": seconds})
 }
 
 /// `result` or `result plies pv...`.
@@ -244,7 +238,7 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
                     *counts.entry(v.result.as_str()).or_default() += 1;
                     nodes += v.nodes;
                     if settings.json {
-                        let mut j = verdict_json(&v, seconds);
+                        let mut j = v.to_json(seconds);
                         j["line"] = number.into();
                         j["position"] = line.text.into();
                         writeln!(out, "{j}")?;

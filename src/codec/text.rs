@@ -74,6 +74,22 @@ pub fn parse_sfen_line(line: &str) -> Result<Position, CodecError> {
     Ok(pos)
 }
 
+/// Parses a position a user typed: an SFEN (`startpos` and a leading `sfen ` accepted), or
+/// a USI position command with moves (`[position] startpos | sfen <SFEN> moves <m1> ...`,
+/// as engine logs print them), replayed to its last position with every move checked. The
+/// position returned is validated. `posfilter mate`, `perft` and the Python binding's
+/// `mate` read their positions with it.
+pub fn parse_position(text: &str) -> Result<Position, CodecError> {
+    let text = text.trim();
+    let usi =
+        text.starts_with("position ") || text.split_ascii_whitespace().any(|word| word == "moves");
+    if usi {
+        Ok(parse_usi_line(text)?.0)
+    } else {
+        parse_sfen_line(text)
+    }
+}
+
 /// Parses and replays a USI line; returns the final position and its history.
 pub fn parse_usi_line(line: &str) -> Result<(Position, History), CodecError> {
     let usi = |what: String| CodecError::Usi { what };

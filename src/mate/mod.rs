@@ -49,6 +49,8 @@ pub mod table;
 use crate::shogi::movegen::has_legal_move;
 use crate::shogi::{Color, Invalid, Move, PieceType, Position};
 use search::Searcher;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Limits for one root position.
@@ -125,6 +127,16 @@ pub struct Verdict {
     pub timed_out: bool,
 }
 
+impl Verdict {
+    /// The answer as `posfilter mate --json` prints it: `{"result", "plies", "pv" (USI
+    /// moves), "nodes", "seconds"}`, with `seconds` the time the caller measured.
+    pub fn to_json(&self, seconds: f64) -> serde_json::Value {
+        let pv: Vec<String> = self.pv.iter().map(|m| m.to_usi()).collect();
+        serde_json::json!({"result": self.result.as_str(), "plies": self.plies, "pv": pv,
+            "nodes": self.nodes, "seconds": seconds})
+    }
+}
+
 /// A mate solver with its own table; reuse one per worker thread.
 pub struct Solver {
     searcher: Searcher,
@@ -150,6 +162,13 @@ impl Solver {
     /// decides when the table starts over (the pipeline: at each batch).
     pub fn forget(&mut self) {
         self.searcher.table.new_generation();
+    }
+
+    /// Stops every search of this solver soon after `flag` is set (checked every 1,024
+    /// nodes, with the wall-time guard): the answer is then `Unknown`, and the caller that
+    /// set the flag knows to discard it. `None` (the default): only the limits stop it.
+    pub fn set_abort(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.searcher.abort = flag;
     }
 
     /// Dominance lookups on (default) or off (exact hand match; for tests).

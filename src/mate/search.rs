@@ -60,6 +60,8 @@ use crate::shogi::checks::{drop_check_kinds, generate_checks_fast};
 use crate::shogi::movegen::interposing_drop_kinds;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
 use child::{settled, summarize, Child, Summary};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Hard cap on the search depth (plies from the root); beyond it a node is a
@@ -125,6 +127,9 @@ pub struct Searcher {
     pub stopped: bool,
     /// Set when that limit was the wall-time guard.
     pub timed_out: bool,
+    /// A flag another thread sets to stop the search (read every 1,024 nodes, with the
+    /// wall-time guard); a stopped search is `Unknown`, as at any limit.
+    pub abort: Option<Arc<AtomicBool>>,
     /// Maximum plies from the root (mate-length cap, at most [`MAX_DEPTH`]).
     pub max_plies: u32,
     /// The current path.
@@ -156,6 +161,7 @@ impl Searcher {
             deadline: None,
             stopped: false,
             timed_out: false,
+            abort: None,
             max_plies: MAX_DEPTH,
             path: Path::new(),
             two_ply: true,
@@ -217,6 +223,13 @@ impl Searcher {
                     self.stopped = true;
                     self.timed_out = true;
                 }
+            }
+            if self
+                .abort
+                .as_ref()
+                .is_some_and(|a| a.load(Ordering::Relaxed))
+            {
+                self.stopped = true;
             }
         }
         self.stopped

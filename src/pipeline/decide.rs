@@ -1,35 +1,54 @@
 //! The per-record stages of a run for records held in memory (what a Python binding's
-//! `decide` needs): the same settings, stages and dedup as [`super::run`], without files.
+//! `decide` needs): the same settings, stages, batches, workers and dedup as [`super::run`],
+//! without files.
 //!
 //! # Invariants
-//! - A record gets the decision a run with the same `[filter]` settings gives it when the
-//!   records of all `decide` calls so far, in order, are the run's input (one batch per call:
-//!   psv games and `table_scope = "batch"` do not cross calls, as a run's batches hold whole
-//!   games).
+//! - A record gets the decision a run with the same `[filter]` and `[workers]` settings gives
+//!   it when the records of each `decide` call are one input file of that run, in call order:
+//!   dedup carries over from call to call as from file to file, psv games and their history
+//!   do not (a run starts a game at each file).
+//! - A call's records are cut into batches as a run cuts a file (`workers.batch_records`, a
+//!   psv batch only where a game starts), decided on `workers.threads` workers (the run's
+//!   [`Crew`]) and committed in input order, so the outcomes are the same for any thread
+//!   count.
 //! - Record indices count from 0 over all calls; a duplicate names the index of its first
 //!   record.
+//! - Once [`Decider::stop_flag`] is set, a call stops within a record (a search within 1,024
+//!   nodes) and hands out no more outcomes; the decider's dedup then holds part of the call.
 
 use super::commit::duplicate_of;
-use super::config::{Config, ConfigError, RawConfig};
+use super::config::{self, Config, ConfigError, RawConfig};
+use super::error::PipelineError;
+use super::schedule::{Crew, Feed};
 use super::settings::Settings;
-use super::worker::{BatchOutcome, RecordOutcome, Worker};
+use super::worker::RecordOutcome;
+use crate::codec::psfen::psv_game_ply;
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason, FirstSeen};
 use crate::io::batch::RecordRef;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Decides records in memory as a run would (see the module doc).
 pub struct Decider {
     settings: Settings,
-    worker: Worker,
+    /// The pool and its workers (each with its solver and table), kept between calls.
+    crew: Crew,
+    /// Records per batch, as a run's.
+    batch_records: usize,
     /// Keys of the positions kept so far (with dedup on).
     seen: Option<FirstSeen>,
     /// Index of the next record.
     next: u64,
+    /// Set to stop (polled by the workers and their solvers).
+    abort: Arc<AtomicBool>,
 }
 
 impl Decider {
-    /// A decider with `raw`'s `[filter]` stages and `[workers] table_mb` (inputs, outputs and
-    /// threads play no part); an error names a bad key.
+    /// A decider with `raw`'s `[filter]` stages and `[workers]` threads (0: every core),
+    /// table and batch size (inputs and outputs play no part); an error names a bad key.
     pub fn new(raw: &RawConfig) -> Result<Decider, ConfigError> {
         Config::check_stages(raw)?;
         let mates = raw
@@ -37,38 +56,131 @@ impl Decider {
             .enabled
             .then(|| raw.mates.format.format())
             .flatten();
-        let settings = Settings::new(&raw.filter, raw.workers.table_mb, None, mates);
+        let abort = Arc::new(AtomicBool::new(false));
+        let settings = Settings {
+            abort: Some(abort.clone()),
+            ..Settings::new(&raw.filter, raw.workers.table_mb, None, mates)
+        };
+        let threads = config::worker_threads(raw.workers.threads);
+        let crew = Crew::new(threads, &settings).map_err(|e| ConfigError::Value {
+            path: PathBuf::new(),
+            line: None,
+            key: "workers.threads",
+            reason: format!("cannot start {threads} worker threads: {e}"),
+        })?;
         Ok(Decider {
-            worker: Worker::new(&settings),
+            crew,
+            batch_records: config::batch_records(raw),
             seen: settings.dedup.then(|| FirstSeen::with_capacity(0)),
             settings,
             next: 0,
+            abort,
         })
     }
 
+    /// The flag that stops the decider (from any thread); it stays set until cleared.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.abort.clone()
+    }
+
     /// Decides `records` (each the bytes of one record of `format`; a text record without
-    /// its newline), in order: one outcome each.
+    /// its newline): one outcome each, in order (fewer only when stopped).
     pub fn decide(&mut self, format: Format, records: &[&[u8]]) -> Vec<RecordOutcome> {
-        let first = self.next;
-        let refs = records.iter().enumerate().map(|(i, bytes)| RecordRef {
-            index: first + i as u64,
-            offset: 0,
-            bytes,
-            new_game: true,
-        });
-        let mut outcome = BatchOutcome::default();
-        let settings = &self.settings;
-        self.worker
-            .decide_all(format, 0, refs, None, settings, &|_| {}, &mut outcome);
-        self.next += records.len() as u64;
-        let mut decided = outcome.records;
-        for r in decided.iter_mut().filter(|r| r.decision.is_keep()) {
-            if let (Some(seen), Some(key)) = (self.seen.as_mut(), r.dedup_key) {
-                if duplicate_of(seen, key, r.index).is_some() {
-                    r.decision = Decision::Drop(DropReason::Duplicate);
-                }
-            }
-        }
+        let mut decided = Vec::with_capacity(records.len());
+        // Only a stop ends a call early; `decided` then holds what was committed before it.
+        let _ = self.decide_each(format, records, |r| decided.push(r));
         decided
     }
+
+    /// Decides `records` as [`Decider::decide`] does and hands each outcome to `each` in
+    /// input order as its batch is committed, so that memory holds only the batches in
+    /// flight. Fails with [`PipelineError::Interrupted`] when stopped.
+    pub fn decide_each(
+        &mut self,
+        format: Format,
+        records: &[&[u8]],
+        mut each: impl FnMut(RecordOutcome),
+    ) -> Result<(), PipelineError> {
+        let first = self.next;
+        self.next += records.len() as u64;
+        let (settings, crew, abort) = (&self.settings, &self.crew, &self.abort);
+        let seen = &mut self.seen;
+        let process = |range: &Range<usize>| {
+            crew.work(|worker, mut outcome| {
+                outcome.recycle();
+                let refs = (range.clone()).map(|i| RecordRef {
+                    index: first + i as u64,
+                    offset: 0,
+                    bytes: records[i],
+                    new_game: i == range.start || starts_game(format, records[i - 1], records[i]),
+                });
+                worker.decide_all(format, 0, refs, None, settings, &|_| {}, &mut outcome);
+                outcome
+            })
+        };
+        let mut cuts = Cuts {
+            format,
+            records,
+            at: 0,
+            size: self.batch_records.max(1),
+        };
+        crew.in_order(&mut cuts, &process, |range, mut outcome| {
+            if abort.load(Ordering::Relaxed) {
+                // Workers leave their batches unfinished once stopped: commit none.
+                return Err(PipelineError::Interrupted);
+            }
+            for mut r in outcome.records.drain(..) {
+                if let (Some(seen), Some(key), true) =
+                    (seen.as_mut(), r.dedup_key, r.decision.is_keep())
+                {
+                    if duplicate_of(seen, key, r.index).is_some() {
+                        r.decision = Decision::Drop(DropReason::Duplicate);
+                    }
+                }
+                each(r);
+            }
+            crew.give_back(outcome);
+            Ok(range)
+        })
+    }
+}
+
+/// A call's records cut into batches as a run cuts a file.
+struct Cuts<'a> {
+    format: Format,
+    records: &'a [&'a [u8]],
+    /// The first record of the next batch.
+    at: usize,
+    /// Records per batch (psv: at least).
+    size: usize,
+}
+
+impl Feed for Cuts<'_> {
+    type Piece = Range<usize>;
+
+    fn next_piece(&mut self) -> Option<Result<Range<usize>, PipelineError>> {
+        let n = self.records.len();
+        if self.at == n {
+            return None;
+        }
+        let mut end = n.min(self.at.saturating_add(self.size));
+        // As `io::batch` cuts a psv file: only where a game starts.
+        while end < n && !starts_game(self.format, self.records[end - 1], self.records[end]) {
+            end += 1;
+        }
+        let piece = self.at..end;
+        self.at = end;
+        Some(Ok(piece))
+    }
+
+    fn recycle(&mut self, _: Range<usize>) {}
+}
+
+/// Whether record `rec`, after `prev`, starts a game: always, but in psv only where its
+/// gamePly is not greater than the previous record's (the rule of `io::batch`).
+fn starts_game(format: Format, prev: &[u8], rec: &[u8]) -> bool {
+    format != Format::Psv
+        || psv_game_ply(rec)
+            .zip(psv_game_ply(prev))
+            .is_some_and(|(ply, before)| ply <= before)
 }

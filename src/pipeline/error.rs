@@ -38,6 +38,10 @@ pub enum PipelineError {
     /// The solver tables cannot fit in this machine's memory (the message names the keys).
     #[error("{0}")]
     Memory(String),
+    /// The run was stopped through its [`super::control::RunControl`] (the output
+    /// directory is as a killed run leaves it).
+    #[error("the run was stopped before it finished")]
+    Interrupted,
     /// `--resume` found nothing it can go on from.
     #[error("cannot resume the run in {dir}: {why}")]
     Resume {

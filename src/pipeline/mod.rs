@@ -35,6 +35,7 @@
 pub(crate) mod checkpoint;
 pub(crate) mod commit;
 pub mod config;
+mod control;
 mod decide;
 pub(crate) mod dedup_log;
 mod error;
@@ -52,6 +53,7 @@ pub(crate) mod worker;
 pub use checkpoint::last_checkpoint;
 use checkpoint::CHECKPOINT_FILE;
 use config::Config;
+pub use control::{RunControl, RunProgress};
 pub use decide::Decider;
 use dedup_log::DEDUP_LOG_FILE;
 pub use error::PipelineError;

@@ -7,6 +7,7 @@
 //! total and an ETA for zstd-compressed inputs too, whose record count is unknown until
 //! they are read (for plain files bytes and records advance together).
 
+use super::control::RunControl;
 use indicatif::{
     FormattedDuration, HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressState,
     ProgressStyle,
@@ -30,6 +31,8 @@ pub(crate) struct Progress {
     resumed: AtomicBool,
     /// The disk position rates and ETAs count from: 0, or a resumed run's first commit.
     base: OnceLock<u64>,
+    /// A caller in the same process that watches the counts too ([`Progress::watched`]).
+    control: Option<Arc<RunControl>>,
 }
 
 /// Writes a warning line to stderr, before a run's progress starts (callers skip it under
@@ -70,6 +73,7 @@ impl Progress {
                 decided_before,
                 resumed: AtomicBool::new(false),
                 base: OnceLock::new(),
+                control: None,
             };
         }
         let bar = ProgressBar::with_draw_target(Some(disk_bytes), ProgressDrawTarget::stderr());
@@ -109,7 +113,16 @@ impl Progress {
             decided_before,
             resumed: AtomicBool::new(false),
             base: OnceLock::new(),
+            control: None,
         }
+    }
+
+    /// This progress, its counts also given to `control` (a run over `disk_bytes` bytes).
+    pub(crate) fn watched(self, control: Option<Arc<RunControl>>, disk_bytes: u64) -> Progress {
+        if let Some(c) = &control {
+            c.started(disk_bytes);
+        }
+        Progress { control, ..self }
     }
 
     /// Marks the run as resumed from a checkpoint after `records` input records (before
@@ -118,16 +131,25 @@ impl Progress {
         self.resumed.store(true, Ordering::Relaxed);
         self.decided.fetch_add(records, Ordering::Relaxed);
         self.decided_before.store(records, Ordering::Relaxed);
+        if let Some(c) = &self.control {
+            c.tick(records);
+        }
     }
 
     /// `n` more records decided (called by the workers as they go; thread-safe).
     pub(crate) fn tick(&self, n: u64) {
         self.decided.fetch_add(n, Ordering::Relaxed);
+        if let Some(c) = &self.control {
+            c.tick(n);
+        }
     }
 
     /// A batch was committed: the input is done up to `disk_done` bytes on disk, and the
     /// running decision counts.
     pub(crate) fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
+        if let Some(c) = &self.control {
+            c.committed(disk_done, kept, dropped, unknown);
+        }
         let mut first = false;
         let base = *self.base.get_or_init(|| {
             first = true;

@@ -6,6 +6,7 @@ use crate::codec::Format;
 use crate::filter::{DeclarationStage, RepetitionSelect};
 use crate::mate::cache::VerdictCache;
 use crate::mate::Limits;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,12 +52,19 @@ pub(crate) struct Settings {
     pub(crate) output_format: Option<Format>,
     /// Format of the binary mates file (`None`: mates are not written).
     pub(crate) mates_format: Option<Format>,
+    /// Set when the run is to stop ([`super::control`]): workers leave their batch, solvers
+    /// their search. `None` from [`Settings::new`].
+    pub(crate) abort: Option<Arc<AtomicBool>>,
 }
 
 impl Settings {
     /// Resolves the worker settings from a config.
     pub(crate) fn from_config(c: &Config) -> Settings {
-        Settings::new(&c.filter, c.table_mb, c.out_format, c.mates_format)
+        let settings = Settings::new(&c.filter, c.table_mb, c.out_format, c.mates_format);
+        Settings {
+            abort: c.control.as_ref().map(|c| c.abort_flag()),
+            ..settings
+        }
     }
 
     /// The worker settings of the stages `f` with a `table_mb` MiB table per solver, kept
@@ -93,6 +101,7 @@ impl Settings {
             move_field_clear: f.move_field == MoveFieldPolicy::Clear,
             output_format,
             mates_format,
+            abort: None,
         }
     }
 }

@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 mod bad_input;
+mod control;
+mod decider;
 mod decisions;
 mod dedup;
 mod determinism;

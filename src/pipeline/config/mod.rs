@@ -19,8 +19,10 @@ pub use raw::{
     OutputConfig, RawConfig, TableScope, UnknownPolicy, WorkersConfig,
 };
 
+use super::control::RunControl;
 use crate::codec::{Format, FormatChoice};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Automatic `output.checkpoint_records` with the mate filter on.
@@ -78,6 +80,9 @@ pub struct Config {
     pub(crate) log_every: Option<Duration>,
     /// Go on from the checkpoint in the output directory (`--resume`).
     pub(crate) resume: bool,
+    /// A caller in the same process that may stop the run and reads its progress
+    /// ([`Config::set_control`]); `None` from [`Config::resolve`].
+    pub(crate) control: Option<Arc<RunControl>>,
 }
 
 /// Command-line overrides of operational settings.
@@ -123,6 +128,12 @@ impl Config {
     /// Input records between checkpoints (0 = none).
     pub fn checkpoint_records(&self) -> u64 {
         self.checkpoint_records
+    }
+
+    /// Lets `control` stop the run and watch its counts (the Python binding's `run`; the
+    /// command line has none).
+    pub fn set_control(&mut self, control: Arc<RunControl>) {
+        self.control = Some(control);
     }
 
     /// MiB of each worker's df-pn table; `None` with the mate filter off (no table).
@@ -180,11 +191,7 @@ impl Config {
                 base.join(p)
             }
         };
-        let threads = match overrides.threads.unwrap_or(raw.workers.threads) {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let mate = raw.filter.mate.enabled;
+        let threads = worker_threads(overrides.threads.unwrap_or(raw.workers.threads));
         Ok(Config {
             input_paths: raw.input.paths.iter().map(|p| join(Path::new(p))).collect(),
             input_format: raw.input.format.format(),
@@ -205,29 +212,43 @@ impl Config {
                 .flatten(),
             threads,
             table_mb: raw.workers.table_mb,
-            // A batch is milliseconds of search with the mate filter on (small batches keep
-            // every core busy to the end), well under a microsecond a record without it
-            // (larger batches amortise the hand-off between threads).
-            batch_records: match raw.workers.batch_records {
-                0 if mate => AUTO_BATCH_MATE,
-                0 => AUTO_BATCH_NO_MATE,
-                n => n,
-            },
+            batch_records: batch_records(&raw),
             // With the mate filter on a run is minutes of search on a few cores and a
             // checkpoint costs milliseconds; without it a run reads millions of records a
             // second, so starting over costs little while checkpoints (the dedup log and
             // flushes) cost about 10 % of it.
             checkpoint_records: match raw.output.checkpoint_records {
                 Some(n) => n,
-                None if mate => AUTO_CHECKPOINT_RECORDS,
+                None if raw.filter.mate.enabled => AUTO_CHECKPOINT_RECORDS,
                 None => 0,
             },
             filter: raw.filter.clone(),
             progress: !overrides.quiet,
             log_every: log_every(overrides.log_every),
             resume: overrides.resume,
+            control: None,
             raw,
         })
+    }
+}
+
+/// Worker threads for a `threads` setting (0: every core).
+pub(crate) fn worker_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// Records per batch for `raw` (`workers.batch_records`, 0: automatic). A batch is
+/// milliseconds of search with the mate filter on (small batches keep every core busy to the
+/// end), well under a microsecond a record without it (larger batches amortise the hand-off
+/// between threads).
+pub(crate) fn batch_records(raw: &RawConfig) -> usize {
+    match raw.workers.batch_records {
+        0 if raw.filter.mate.enabled => AUTO_BATCH_MATE,
+        0 => AUTO_BATCH_NO_MATE,
+        n => n,
     }
 }
 

@@ -8,7 +8,9 @@
 //!   on a fresh table generation (or, with `table_scope = "batch"`, each batch) and the game
 //!   history is rebuilt from the batch, so the outcome never depends on which batches this
 //!   worker saw before (thread-count independence).
-//! - Every input record yields exactly one [`RecordOutcome`], in input order.
+//! - Every input record yields exactly one [`RecordOutcome`], in input order (unless the
+//!   run is stopped, `control.rs`: the worker then leaves the batch at the next record, and
+//!   the run commits nothing more).
 
 mod outcome;
 mod stages;
@@ -22,6 +24,7 @@ use crate::filter::{GameHistory, RejectReason};
 use crate::io::batch::{Batch, RecordRef, MAX_LINE};
 use crate::mate::Solver;
 use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
 
 /// A worker's private state: the solver (table allocated once) and scratch.
 pub(crate) struct Worker {
@@ -42,6 +45,7 @@ impl Worker {
             solver: settings.mate.as_ref().map(|m| {
                 let mut solver = Solver::new(m.table_mb);
                 solver.set_reuse(m.table_per_batch);
+                solver.set_abort(settings.abort.clone());
                 solver
             }),
             history: GameHistory::new(),
@@ -116,7 +120,11 @@ impl Worker {
         // Binary records are decoded two at a time (interleaved: faster), then decided one
         // by one in input order.
         let pairs = !format.is_text();
+        let abort = settings.abort.as_deref();
         while let Some(first) = records.next() {
+            if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                break; // the run stops and commits nothing more (`control.rs`)
+            }
             if let Some((_, len)) = overlong.filter(|&(at, _)| at == first.index) {
                 // Rejected, never decoded: a USI line cut short could read as another,
                 // valid record.
