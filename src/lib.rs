@@ -22,4 +22,5 @@ pub mod io;
 pub mod mate;
 pub mod pipeline;
 pub mod prefetch;
+pub mod report;
 pub mod shogi;
