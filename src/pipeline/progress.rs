@@ -7,6 +7,7 @@
 //! total and an ETA for zstd-compressed inputs too, whose record count is unknown until
 //! they are read (for plain files bytes and records advance together).
 
+use crate::report::record::{Sample, ThroughputSampler};
 use indicatif::{
     FormattedDuration, HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressState,
     ProgressStyle,
@@ -30,7 +31,14 @@ pub(crate) struct Progress {
     resumed: AtomicBool,
     /// The disk position rates and ETAs count from: 0, or a resumed run's first commit.
     base: OnceLock<u64>,
+    /// When this part of the run began its batches.
+    start: Instant,
+    /// Records committed against time, for report.json (whether shown or not).
+    throughput: Mutex<ThroughputSampler>,
 }
+
+/// The first interval between throughput samples (it doubles as a long run fills them).
+const SAMPLE_EVERY: f64 = 0.25;
 
 /// Writes a warning line to stderr, before a run's progress starts (callers skip it under
 /// `--quiet`).
@@ -70,6 +78,8 @@ impl Progress {
                 decided_before,
                 resumed: AtomicBool::new(false),
                 base: OnceLock::new(),
+                start: Instant::now(),
+                throughput: Mutex::new(ThroughputSampler::new(SAMPLE_EVERY, 0)),
             };
         }
         let bar = ProgressBar::with_draw_target(Some(disk_bytes), ProgressDrawTarget::stderr());
@@ -109,6 +119,8 @@ impl Progress {
             decided_before,
             resumed: AtomicBool::new(false),
             base: OnceLock::new(),
+            start: Instant::now(),
+            throughput: Mutex::new(ThroughputSampler::new(SAMPLE_EVERY, 0)),
         }
     }
 
@@ -118,6 +130,9 @@ impl Progress {
         self.resumed.store(true, Ordering::Relaxed);
         self.decided.fetch_add(records, Ordering::Relaxed);
         self.decided_before.store(records, Ordering::Relaxed);
+        if let Ok(mut t) = self.throughput.lock() {
+            *t = ThroughputSampler::new(SAMPLE_EVERY, records);
+        }
     }
 
     /// `n` more records decided (called by the workers as they go; thread-safe).
@@ -126,8 +141,11 @@ impl Progress {
     }
 
     /// A batch was committed: the input is done up to `disk_done` bytes on disk, and the
-    /// running decision counts.
-    pub(crate) fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
+    /// running counts of input records and decisions.
+    pub(crate) fn committed(&self, disk_done: u64, [input, kept, dropped, unknown]: [u64; 4]) {
+        if let Ok(mut t) = self.throughput.lock() {
+            t.observe(self.start.elapsed().as_secs_f64(), input);
+        }
         let mut first = false;
         let base = *self.base.get_or_init(|| {
             first = true;
@@ -162,10 +180,17 @@ impl Progress {
         }
     }
 
-    /// Removes the bar.
-    pub(crate) fn finish(&self) {
+    /// Removes the bar; returns the throughput samples, the last at the end with `input`
+    /// records committed.
+    pub(crate) fn finish(&self, input: u64) -> Vec<Sample> {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+        let seconds = self.start.elapsed().as_secs_f64();
+        match self.throughput.lock() {
+            Ok(mut t) => std::mem::replace(&mut *t, ThroughputSampler::new(SAMPLE_EVERY, 0))
+                .finish(seconds, input),
+            Err(_) => Vec::new(),
         }
     }
 }

@@ -19,18 +19,20 @@ use super::progress::Progress;
 use super::settings::Settings;
 use super::worker::{BatchOutcome, Worker};
 use crate::io::batch::{Batch, BatchOptions, Batches};
+use crate::report::record::Sample;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Batches in flight or waiting for commit, per worker thread.
 const IN_FLIGHT_PER_THREAD: usize = 16;
 
-/// Runs every batch of the input through the workers and commits them in order.
+/// Runs every batch of the input through the workers and commits them in order; returns
+/// the throughput samples taken at the commits.
 pub(super) fn schedule(
     config: &Config,
     settings: &Settings,
     run: &mut Prepared,
-) -> Result<(), PipelineError> {
+) -> Result<Vec<Sample>, PipelineError> {
     let threads = config.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -88,8 +90,7 @@ pub(super) fn schedule(
             },
         )
     })?;
-    progress.finish();
-    Ok(())
+    Ok(progress.finish(run.commit.counts.input))
 }
 
 /// The input's batches, from the checkpoint's point when the run is resumed.
@@ -175,11 +176,7 @@ fn commit_batch(
             .map_err(&out_err)?;
     }
     let c = &run.commit.counts;
-    progress.committed(
-        disk_done,
-        c.kept,
-        c.dropped.total(),
-        run.commit.tallies.unknown_kept,
-    );
+    let unknown = run.commit.tallies.unknown_kept;
+    progress.committed(disk_done, [c.input, c.kept, c.dropped.total(), unknown]);
     Ok(())
 }

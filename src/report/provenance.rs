@@ -42,10 +42,10 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// The run block of a run that started at `started` and finishes now.
-    pub fn now(started: SystemTime) -> RunInfo {
+    /// The run block of a run that started at `started` (UTC, RFC 3339) and finishes now.
+    pub fn now(started: &str) -> RunInfo {
         RunInfo {
-            started: rfc3339(started),
+            started: started.to_string(),
             finished: rfc3339(SystemTime::now()),
             command_line: std::env::args_os()
                 .map(|a| a.to_string_lossy().into_owned())

@@ -16,4 +16,5 @@ mod perft;
 mod pipeline;
 mod report;
 mod resume;
+mod run_record;
 mod support;
