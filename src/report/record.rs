@@ -144,8 +144,19 @@ impl ThroughputSampler {
         }
     }
 
-    /// The samples, ending with `records` at `seconds` (the end of the run).
+    /// The samples, ending with `records` at `seconds` (the end of the run). A last sample
+    /// less than one interval before the end gives way to the end's: the ordered commit
+    /// writes batches that finished out of order in bursts, and a rate over the few
+    /// milliseconds between would show a burst as the run's speed.
     pub fn finish(mut self, seconds: f64, records: u64) -> Vec<Sample> {
+        if self.samples.len() > 1
+            && self
+                .samples
+                .last()
+                .is_some_and(|s| seconds - s.seconds < self.every)
+        {
+            self.samples.pop();
+        }
         if self.samples.last().is_some_and(|s| s.seconds < seconds) {
             self.samples.push(Sample { seconds, records });
         }
@@ -263,6 +274,21 @@ mod tests {
             .iter()
             .fold((f64::MAX, 0f64), |(a, b), g| (a.min(*g), b.max(*g)));
         assert!(hi <= 2.0 * lo + 0.02, "gaps from {lo} to {hi}");
+    }
+
+    #[test]
+    fn a_burst_of_commits_just_before_the_end_is_not_a_rate() {
+        let mut s = ThroughputSampler::new(0.25, 0);
+        s.observe(1.0, 100);
+        s.observe(2.0, 200);
+        // The last batches commit at once, 3 ms after the last sample.
+        let samples = s.finish(2.003, 5000);
+        let at: Vec<(f64, u64)> = samples.iter().map(|x| (x.seconds, x.records)).collect();
+        assert_eq!(at, [(0.0, 0), (1.0, 100), (2.003, 5000)]);
+        // A run shorter than one interval keeps its start.
+        let samples = ThroughputSampler::new(0.25, 7).finish(0.1, 9);
+        assert_eq!(samples.len(), 2);
+        assert_eq!((samples[0].records, samples[1].records), (7, 9));
     }
 
     #[test]

@@ -126,7 +126,7 @@ pub(super) fn mate(
     };
     let pos = &mut rec.decoded.position;
     // A position in check with `and_root` off gets only the terminal test, no search.
-    r.searched = !(pos.in_check() && !m.and_root);
+    r.searched = !pos.in_check() || m.and_root;
     let started = std::time::Instant::now();
     let v = verdict(solver, m, pos, &mut r.cached);
     if r.searched && !r.cached {
