@@ -6,8 +6,8 @@
 //! # Layers
 //! `shogi` (rules core, no I/O) → `codec` (record formats) → `io` (files: mmap, zstd,
 //! detection, batches, shard writers) → `mate` (df-pn solver) →
-//! `filter` (per-position decisions) → `pipeline` (the streaming run). No module imports
-//! from a layer above it.
+//! `filter` (per-position decisions) → `report` (report.json's run record, report.html) →
+//! `pipeline` (the streaming run). No module imports from a layer above it.
 //!
 //! # Glossary
 //! mate 詰み · check 王手 · drop 打 · hand 持ち駒 · repetition 千日手 · perpetual check
@@ -22,4 +22,5 @@ pub mod io;
 pub mod mate;
 pub mod pipeline;
 pub mod prefetch;
+pub mod report;
 pub mod shogi;

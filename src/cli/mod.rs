@@ -5,6 +5,7 @@ mod init;
 mod inspect;
 mod mate;
 mod perft;
+mod report;
 mod run;
 
 use anyhow::Result;
@@ -129,6 +130,16 @@ enum Command {
         #[arg(long)]
         format: Option<posfilter::codec::Format>,
     },
+    /// Write report.html of a run's output directory from its report.json, or, given two
+    /// directories A and B (say, two budgets on the same input), a page comparing them.
+    Report {
+        /// One output directory, or two to compare (A, then B).
+        #[arg(required = true, num_args = 1..=2, value_name = "OUT_DIR")]
+        dirs: Vec<std::path::PathBuf>,
+        /// Where to write the page (default: OUT_DIR/report.html; compare.html for two).
+        #[arg(long, short = 'o')]
+        output: Option<std::path::PathBuf>,
+    },
 }
 
 /// `--table-mb`: a size from 1 to [`MAX_MIB`] MiB (a typo of a few zeros would otherwise
@@ -216,5 +227,6 @@ pub fn run() -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Report { dirs, output } => report::run(&dirs, output.as_deref()),
     }
 }

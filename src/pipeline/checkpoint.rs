@@ -26,11 +26,12 @@ use super::commit::{Commit, CommitMark};
 use super::config::Config;
 use super::output::write_json;
 use crate::io::batch::ResumePoint;
+use crate::report::provenance::rfc3339;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 /// The checkpoint's file name in the output directory.
 pub(crate) const CHECKPOINT_FILE: &str = "resume.json";
@@ -49,6 +50,8 @@ pub(crate) struct Checkpoint {
     pub(crate) next: ResumePoint,
     /// Seconds the run had taken up to the checkpoint (over all its resumed parts).
     pub(crate) seconds: f64,
+    /// When the run's first part started (UTC, RFC 3339).
+    pub(crate) started: String,
     /// Files of a previous run the first part removed (for the summary).
     pub(crate) replaced_files: usize,
     /// The input index at which each earlier part of the run was resumed.
@@ -190,6 +193,8 @@ pub(crate) struct Checkpoints {
     resumed_from: Vec<u64>,
     /// When this part began.
     start: Instant,
+    /// When the run's first part began (UTC, RFC 3339).
+    started: String,
 }
 
 impl Checkpoints {
@@ -225,6 +230,10 @@ impl Checkpoints {
                 None => Vec::new(),
             },
             start,
+            started: resumed.map_or_else(
+                || rfc3339(SystemTime::now() - start.elapsed()),
+                |cp| cp.started.clone(),
+            ),
         }
     }
 
@@ -247,6 +256,7 @@ impl Checkpoints {
             inputs: self.inputs.clone(),
             next,
             seconds: self.seconds(),
+            started: self.started.clone(),
             replaced_files: self.replaced_files,
             resumed_from: self.resumed_from.clone(),
             commit: commit.checkpoint()?,
@@ -264,6 +274,11 @@ impl Checkpoints {
     /// Seconds of the whole run so far, earlier parts included.
     pub(crate) fn seconds(&self) -> f64 {
         self.prior_seconds + self.start.elapsed().as_secs_f64()
+    }
+
+    /// When the run's first part began (UTC, RFC 3339).
+    pub(crate) fn started(&self) -> &str {
+        &self.started
     }
 
     /// The input index at which each part of the run after the first began.

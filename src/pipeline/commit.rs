@@ -7,6 +7,7 @@
 //! to kept, one drop reason or rejected; [`Counts::reconcile`] checks it at the end.
 
 use super::dedup_log::DedupLog;
+use super::gather::Gathered;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
@@ -54,8 +55,8 @@ pub(crate) struct Commit {
     pub(crate) counts: Counts,
     /// Unknowns, nodes, mates, move fields, tags and reasons.
     pub(crate) tallies: Tallies,
-    /// Records read per input file.
-    pub(crate) per_file: Vec<u64>,
+    /// Per-file counts, histograms and game results for the run report.
+    pub(crate) gathered: Gathered,
     dedup: Option<DedupIndex>,
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
@@ -101,8 +102,8 @@ pub(crate) struct CommitMark {
     pub(crate) counts: Counts,
     /// Tallies.
     pub(crate) tallies: Tallies,
-    /// Records read per input file.
-    pub(crate) per_file: Vec<u64>,
+    /// Per-file counts, histograms and game results.
+    pub(crate) gathered: Gathered,
     /// Kept-record writers in the order they were opened.
     pub(crate) kept: Vec<(Format, ShardWriterMark)>,
     /// The binary mates file.
@@ -124,7 +125,7 @@ impl Commit {
         Ok(Commit {
             counts: Counts::default(),
             tallies: Tallies::default(),
-            per_file: vec![0; o.files.len()],
+            gathered: Gathered::new(o.files.len()),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             kept: Vec::new(),
@@ -203,7 +204,7 @@ impl Commit {
         Ok(Commit {
             counts: mark.counts.clone(),
             tallies: mark.tallies.clone(),
-            per_file: mark.per_file.clone(),
+            gathered: mark.gathered.clone(),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             kept,
@@ -234,7 +235,7 @@ impl Commit {
         Ok(CommitMark {
             counts: self.counts.clone(),
             tallies: self.tallies.clone(),
-            per_file: self.per_file.clone(),
+            gathered: self.gathered.clone(),
             kept,
             mates_bin,
             audit: mark(self.audit.as_mut())?,
@@ -275,6 +276,8 @@ impl Commit {
             Some(detail) => (Decision::Drop(DropReason::Duplicate), detail),
             None => (r.decision.clone(), Detail::Tree(&extra.detail)),
         };
+        self.gathered
+            .add(r, &decision, file_name(&self.files, r.file));
         match &decision {
             Decision::Keep => self.keep(format, r, out),
             Decision::Drop(reason) => self.drop(*reason, r, detail),
@@ -282,12 +285,9 @@ impl Commit {
         }
     }
 
-    /// Counts the record in its input file and adds what the worker spent and saw.
+    /// Counts the record and adds what the worker spent and saw.
     fn tally(&mut self, r: &RecordOutcome) {
         self.counts.input += 1;
-        if let Some(n) = self.per_file.get_mut(r.file as usize) {
-            *n += 1;
-        }
         let t = &mut self.tallies;
         if r.cached {
             t.verdict_cache.hits += 1;

@@ -6,7 +6,7 @@
 //!       decode → validity → repetition → declaration → terminal / mate
 //!   → Commit in input order (dedup here) → kept shards, mates, audit, rejected
 //!       (every `checkpoint_records` input records: a checkpoint, see [`checkpoint`])
-//!   → manifest.json, report.json, summary; input = kept + dropped + rejected checked
+//!   → manifest.json, report.json, report.html, summary; input = kept + dropped + rejected checked
 //! ```
 //!
 //! # Determinism
@@ -39,6 +39,7 @@ mod control;
 mod decide;
 pub(crate) mod dedup_log;
 mod error;
+mod gather;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub mod preflight;
@@ -50,6 +51,8 @@ mod schedule;
 pub(crate) mod settings;
 pub(crate) mod worker;
 
+use crate::report::provenance::RunInfo;
+use crate::report::record::{RunRecord, Sample};
 pub use checkpoint::last_checkpoint;
 use checkpoint::CHECKPOINT_FILE;
 use config::Config;
@@ -60,7 +63,7 @@ pub use error::PipelineError;
 use output::{remove_if_present, write_json};
 use plan::Plan;
 use prepare::Prepared;
-use report::{InputSummary, Report};
+use report::Report;
 use settings::Settings;
 use std::time::Instant;
 pub use worker::{MateOut, RecordOutcome};
@@ -72,22 +75,27 @@ pub fn dry_run(config: &Config) -> Result<String, PipelineError> {
     Ok(Plan::new(config, &settings)?.describe(config, &settings))
 }
 
-/// Runs the pipeline; returns the report (also written to report.json).
+/// Runs the pipeline; returns the report (also written to report.json, and shown in
+/// report.html).
 ///
 /// Three steps: [`prepare`] (the plan, a resumed or fresh output directory, the dedup
 /// index, the commit and its checkpoints), [`schedule`] (batches through the workers and the
-/// ordered commit), [`finish`] (report, manifest, reconciliation).
+/// ordered commit), [`finish`] (report, manifest, page, reconciliation).
 pub fn run(config: &Config) -> Result<Report, PipelineError> {
     let start = Instant::now();
     let settings = Settings::from_config(config);
     let mut prepared = prepare::prepare(config, &settings, start)?;
-    schedule::schedule(config, &settings, &mut prepared)?;
-    finish(config, prepared)
+    let throughput = schedule::schedule(config, &settings, &mut prepared)?;
+    finish(config, prepared, throughput)
 }
 
-/// Writes the report, the manifest and removes the checkpoint files once every output file
-/// is in place; then checks `input = kept + dropped + rejected`.
-fn finish(config: &Config, prepared: Prepared) -> Result<Report, PipelineError> {
+/// Writes the manifest, report.json and report.html and removes the checkpoint files once
+/// every output file is in place; then checks `input = kept + dropped + rejected`.
+fn finish(
+    config: &Config,
+    prepared: Prepared,
+    throughput: Vec<Sample>,
+) -> Result<Report, PipelineError> {
     let Prepared {
         paths,
         detections,
@@ -99,17 +107,7 @@ fn finish(config: &Config, prepared: Prepared) -> Result<Report, PipelineError> 
     let out_dir = &config.out_dir;
     let out_err = PipelineError::output_in(out_dir);
     let seconds = checkpoints.seconds();
-    let inputs: Vec<InputSummary> = paths
-        .iter()
-        .zip(&detections)
-        .zip(&commit.per_file)
-        .map(|((p, d), &n)| InputSummary {
-            file: p.display().to_string(),
-            format: d.format.name().to_string(),
-            detected_by: d.reasons.join("; "),
-            records: n,
-        })
-        .collect();
+    let gathered = &commit.gathered;
     let report = Report {
         records: commit.counts.clone(),
         tallies: commit.tallies.clone(),
@@ -120,11 +118,17 @@ fn finish(config: &Config, prepared: Prepared) -> Result<Report, PipelineError> 
             0.0
         },
         threads: config.threads.max(1),
-        inputs,
+        inputs: gather::input_summaries(&paths, &detections, &gathered.per_file),
         config: config.echo(true),
         version: env!("CARGO_PKG_VERSION").to_string(),
         replaced_files,
         resumed_from: checkpoints.resumed_from().to_vec(),
+        record: RunRecord {
+            run: RunInfo::now(checkpoints.started()),
+            histograms: gathered.histograms.clone(),
+            throughput,
+            mates_vs_game_result: gathered.vs_results.clone(),
+        },
     };
     let reconciled = report.records.reconcile();
     let files_written = commit.finish().map_err(&out_err)?;
@@ -135,6 +139,9 @@ fn finish(config: &Config, prepared: Prepared) -> Result<Report, PipelineError> 
     });
     write_json(out_dir, "manifest.json", &manifest).map_err(&out_err)?;
     write_json(out_dir, "report.json", &report).map_err(&out_err)?;
+    // The page is made from report.json as written, as `posfilter report` makes it.
+    crate::report::write_run_page(out_dir)
+        .map_err(|e| out_err(std::io::Error::other(e.to_string())))?;
     for name in [CHECKPOINT_FILE, DEDUP_LOG_FILE] {
         remove_if_present(&out_dir.join(name)).map_err(&out_err)?;
     }

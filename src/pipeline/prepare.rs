@@ -69,7 +69,7 @@ pub(super) fn prepare(
         Some(cp) => {
             // From here on the directory must not claim a complete run (a run stopped
             // after writing its manifest but before removing its checkpoint).
-            for name in ["manifest.json", "report.json"] {
+            for name in ["manifest.json", "report.json", crate::report::REPORT_HTML] {
                 remove_if_present(&out_dir.join(name)).map_err(&out_err)?;
             }
             cp.replaced_files

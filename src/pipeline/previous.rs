@@ -4,7 +4,7 @@
 //!
 //! # Invariants
 //! - Only files with the names a run writes are touched (manifest.json, report.json,
-//!   audit.jsonl, rejected.jsonl, mates.jsonl, resume.json, resume.dedup,
+//!   report.html, audit.jsonl, rejected.jsonl, mates.jsonl, resume.json, resume.dedup,
 //!   `mates.<format>[.zst]`,
 //!   `kept/part-NNNNN.<format>[.zst]`, and the temporary names of all of them); nothing else
 //!   in the directory, and never a directory.
@@ -18,9 +18,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The side files a run writes at the top of the output directory, manifest first.
-const SIDE_FILES: [&str; 7] = [
+const SIDE_FILES: [&str; 8] = [
     "manifest.json",
     "report.json",
+    crate::report::REPORT_HTML,
     "audit.jsonl",
     "rejected.jsonl",
     "mates.jsonl",
@@ -179,6 +180,7 @@ mod tests {
         std::fs::create_dir_all(dir.join("kept/sub")).unwrap();
         for f in [
             "report.json",
+            "report.html",
             "manifest.json",
             "audit.jsonl.tmp",
             "mates.psv",
@@ -200,6 +202,7 @@ mod tests {
             [
                 "manifest.json",
                 "report.json",
+                "report.html",
                 "audit.jsonl.tmp",
                 "mates.psv",
                 "kept/part-00000.psfen.zst",
@@ -212,7 +215,7 @@ mod tests {
         ];
         assert_eq!(previous.reads_own_output(&inputs), Some(&inputs[1]));
         assert_eq!(previous.reads_own_output(&inputs[..1]), None);
-        assert_eq!(previous.remove().unwrap(), 6);
+        assert_eq!(previous.remove().unwrap(), 7);
         assert!(dir.join("notes.md").exists() && dir.join("kept/readme.txt").exists());
         assert!(dir.join("kept/sub").is_dir());
         assert!(PreviousOutput::find(&dir).unwrap().files().is_empty());

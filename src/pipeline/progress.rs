@@ -8,6 +8,7 @@
 //! they are read (for plain files bytes and records advance together).
 
 use super::control::RunControl;
+use crate::report::record::{Sample, ThroughputSampler};
 use indicatif::{
     FormattedDuration, HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressState,
     ProgressStyle,
@@ -33,7 +34,14 @@ pub(crate) struct Progress {
     base: OnceLock<u64>,
     /// A caller in the same process that watches the counts too ([`Progress::watched`]).
     control: Option<Arc<RunControl>>,
+    /// When this part of the run began its batches.
+    start: Instant,
+    /// Records committed against time, for report.json (whether shown or not).
+    throughput: Mutex<ThroughputSampler>,
 }
+
+/// The first interval between throughput samples (it doubles as a long run fills them).
+const SAMPLE_EVERY: f64 = 0.25;
 
 /// Writes a warning line to stderr, before a run's progress starts (callers skip it under
 /// `--quiet`).
@@ -74,6 +82,8 @@ impl Progress {
                 resumed: AtomicBool::new(false),
                 base: OnceLock::new(),
                 control: None,
+                start: Instant::now(),
+                throughput: Mutex::new(ThroughputSampler::new(SAMPLE_EVERY, 0)),
             };
         }
         let bar = ProgressBar::with_draw_target(Some(disk_bytes), ProgressDrawTarget::stderr());
@@ -114,6 +124,8 @@ impl Progress {
             resumed: AtomicBool::new(false),
             base: OnceLock::new(),
             control: None,
+            start: Instant::now(),
+            throughput: Mutex::new(ThroughputSampler::new(SAMPLE_EVERY, 0)),
         }
     }
 
@@ -134,6 +146,9 @@ impl Progress {
         if let Some(c) = &self.control {
             c.tick(records);
         }
+        if let Ok(mut t) = self.throughput.lock() {
+            *t = ThroughputSampler::new(SAMPLE_EVERY, records);
+        }
     }
 
     /// `n` more records decided (called by the workers as they go; thread-safe).
@@ -145,10 +160,13 @@ impl Progress {
     }
 
     /// A batch was committed: the input is done up to `disk_done` bytes on disk, and the
-    /// running decision counts.
-    pub(crate) fn committed(&self, disk_done: u64, kept: u64, dropped: u64, unknown: u64) {
+    /// running counts of input records and decisions.
+    pub(crate) fn committed(&self, disk_done: u64, [input, kept, dropped, unknown]: [u64; 4]) {
         if let Some(c) = &self.control {
             c.committed(disk_done, kept, dropped, unknown);
+        }
+        if let Ok(mut t) = self.throughput.lock() {
+            t.observe(self.start.elapsed().as_secs_f64(), input);
         }
         let mut first = false;
         let base = *self.base.get_or_init(|| {
@@ -184,10 +202,17 @@ impl Progress {
         }
     }
 
-    /// Removes the bar.
-    pub(crate) fn finish(&self) {
+    /// Removes the bar; returns the throughput samples, the last at the end with `input`
+    /// records committed.
+    pub(crate) fn finish(&self, input: u64) -> Vec<Sample> {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+        let seconds = self.start.elapsed().as_secs_f64();
+        match self.throughput.lock() {
+            Ok(mut t) => std::mem::replace(&mut *t, ThroughputSampler::new(SAMPLE_EVERY, 0))
+                .finish(seconds, input),
+            Err(_) => Vec::new(),
         }
     }
 }

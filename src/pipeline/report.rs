@@ -8,7 +8,9 @@
 //! `positions_per_second`, `threads`, `config`. Extra keys may be added, never removed.
 //! [`Counts::reconcile`] checks `input = kept + dropped + rejected`.
 
-use crate::filter::DropReason;
+use crate::filter::{Decision, DropReason};
+use crate::report::provenance::FileIdentity;
+use crate::report::record::RunRecord;
 use indicatif::HumanCount;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,6 +80,16 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// Counts one record with its final `decision`.
+    pub fn add(&mut self, decision: &Decision) {
+        self.input += 1;
+        match decision {
+            Decision::Keep => self.kept += 1,
+            Decision::Drop(reason) => self.dropped.add(*reason),
+            Decision::Reject(_) => self.rejected += 1,
+        }
+    }
+
     /// Whether `input = kept + dropped + rejected`; the error message shows the numbers.
     pub fn reconcile(&self) -> Result<(), String> {
         let sum = self.kept + self.dropped.total() + self.rejected;
@@ -106,6 +118,14 @@ pub struct InputSummary {
     pub detected_by: String,
     /// Records read from it (rejected tails included).
     pub records: u64,
+    /// Size, modification time and fingerprint, read at the end of the run (`None` if the
+    /// file could not be read then).
+    #[serde(flatten)]
+    pub identity: Option<FileIdentity>,
+    /// Its records by decision.
+    pub counts: Counts,
+    /// Its positions the solver left undecided within its budget (before dedup).
+    pub unknown: u64,
 }
 
 /// Everything report.json holds.
@@ -136,6 +156,9 @@ pub struct Report {
     /// order; absent for a run that was never stopped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resumed_from: Vec<u64>,
+    /// What ran on what, and the data behind report.html's plots.
+    #[serde(flatten)]
+    pub record: RunRecord,
 }
 
 /// Per-run tallies besides the record counts, kept by the ordered commit and written into
@@ -305,6 +328,7 @@ mod tests {
             version: String::new(),
             replaced_files: 0,
             resumed_from: Vec::new(),
+            record: Default::default(),
         };
         let table = report.summary_table();
         let lines: Vec<&str> = table.lines().collect();

@@ -20,18 +20,20 @@ use super::progress::Progress;
 use super::settings::Settings;
 use super::worker::{BatchOutcome, Worker};
 use crate::io::batch::{Batch, BatchOptions, Batches};
+use crate::report::record::Sample;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Batches in flight or waiting for commit, per worker thread.
 const IN_FLIGHT_PER_THREAD: usize = 16;
 
-/// Runs every batch of the input through the workers and commits them in order.
+/// Runs every batch of the input through the workers and commits them in order; returns
+/// the throughput samples taken at the commits.
 pub(super) fn schedule(
     config: &Config,
     settings: &Settings,
     run: &mut Prepared,
-) -> Result<(), PipelineError> {
+) -> Result<Vec<Sample>, PipelineError> {
     let crew = Crew::new(config.threads, settings)?;
     // Progress counts bytes on disk: file `i` starts at `disk_start[i]` of the whole input.
     let disk_start: Vec<u64> = run
@@ -55,8 +57,7 @@ pub(super) fn schedule(
         crew.give_back(outcome);
         Ok(batch)
     })?;
-    progress.finish();
-    Ok(())
+    Ok(progress.finish(run.commit.counts.input))
 }
 
 /// A rayon pool with one [`Worker`] per thread, and the outcomes of committed batches kept
@@ -246,11 +247,7 @@ fn commit_batch(
             .map_err(&out_err)?;
     }
     let c = &run.commit.counts;
-    progress.committed(
-        disk_done,
-        c.kept,
-        c.dropped.total(),
-        run.commit.tallies.unknown_kept,
-    );
+    let unknown = run.commit.tallies.unknown_kept;
+    progress.committed(disk_done, [c.input, c.kept, c.dropped.total(), unknown]);
     Ok(())
 }

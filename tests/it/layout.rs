@@ -30,7 +30,7 @@ const MAX_PIPELINE_FN_LINES: usize = 80;
 
 /// The library's layers, lowest first (`lib.rs`): a file may use its own layer and those
 /// below it. `hugepages` and `prefetch` are helpers below every layer.
-const LAYERS: [&str; 8] = [
+const LAYERS: [&str; 9] = [
     "hugepages",
     "prefetch",
     "shogi",
@@ -38,6 +38,7 @@ const LAYERS: [&str; 8] = [
     "io",
     "mate",
     "filter",
+    "report",
     "pipeline",
 ];
 

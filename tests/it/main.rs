@@ -2,6 +2,7 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod browser;
 mod codec;
 mod differential;
 mod edited;
@@ -13,5 +14,7 @@ mod layout;
 mod mate;
 mod perft;
 mod pipeline;
+mod report;
 mod resume;
+mod run_record;
 mod support;

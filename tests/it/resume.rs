@@ -6,7 +6,8 @@
 //! with a message that says why.
 
 use crate::pipeline::{
-    broken_zst_psv, config, report, run_ok, same_outputs, startpos_file, startpos_setup, walk,
+    broken_zst_psv, config, report, run_ok, run_report_part, same_outputs, startpos_file,
+    startpos_setup, walk,
 };
 use crate::support::{bin, data, TempDir};
 use serde_json::Value;
@@ -79,6 +80,7 @@ fn decisions_of(r: &Value) -> Value {
         "records": r["records"], "unknown": r["unknown"], "unknown_kept": r["unknown_kept"],
         "mates_written": r["mates_written"], "repetition": r["repetition"],
         "rejected_reasons": r["rejected_reasons"], "move_field": r["move_field"],
+        "run_report": run_report_part(r),
     })
 }
 

@@ -28,8 +28,11 @@ pub struct MateOut {
     pub pv: Vec<String>,
     /// Solver nodes.
     pub nodes: u64,
-    /// The record in the mates file's format.
+    /// The record in the mates file's format (empty with mates off).
     pub binary: Vec<u8>,
+    /// How the record's game ended for its side to move (1 won, −1 lost, 0 draw), when the
+    /// record carries a game result (psv, hcpe).
+    pub game_result: Option<i8>,
 }
 
 /// What happened to one record. Kept for every record until its batch is committed, so
@@ -51,6 +54,11 @@ pub struct RecordOutcome {
     pub(crate) out: Range<usize>,
     /// Solver nodes spent.
     pub(crate) nodes: u64,
+    /// Wall time of the solver's search in microseconds (0 when not searched, or answered
+    /// by the verdict cache).
+    pub(crate) micros: u32,
+    /// The mate stage asked the solver (or its cache) about the record.
+    pub(crate) searched: bool,
     /// The solver ran out of budget (the record is kept).
     pub(crate) unknown: bool,
     /// That was the wall-time guard, not the node budget.
@@ -149,7 +157,7 @@ impl RecordOutcome {
         &self.extra().detail
     }
 
-    /// The mate of a mate / mated / checkmated record (with mates on).
+    /// The mate of a mate / mated / checkmated record.
     pub fn mate(&self) -> Option<&MateOut> {
         self.extra().mate.as_ref()
     }
@@ -164,6 +172,8 @@ impl RecordOutcome {
             dedup_key: None,
             out: 0..0,
             nodes: 0,
+            micros: 0,
+            searched: false,
             unknown: false,
             timed_out: false,
             cached: false,

@@ -125,7 +125,13 @@ pub(super) fn mate(
         return Continue(r);
     };
     let pos = &mut rec.decoded.position;
+    // A position in check with `and_root` off gets only the terminal test, no search.
+    r.searched = !pos.in_check() || m.and_root;
+    let started = std::time::Instant::now();
     let v = verdict(solver, m, pos, &mut r.cached);
+    if r.searched && !r.cached {
+        r.micros = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+    }
     r.nodes = v.nodes;
     r.unknown = v.result == MateResult::Unknown;
     r.timed_out = v.timed_out;
@@ -133,10 +139,10 @@ pub(super) fn mate(
         let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
         r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
         if reason != DropReason::NoLegalMoves {
+            // With mates off too: the run report counts mate lengths and game results.
             let teacher = rec.decoded.teacher.as_ref();
-            r.extra_mut().mate = s
-                .mates_format
-                .map(|f| mate_out(&rec.decoded.position, reason, &v, teacher, f));
+            let mate = mate_out(&rec.decoded.position, reason, &v, teacher, s.mates_format);
+            r.extra_mut().mate = Some(mate);
         }
         r.decision = Decision::Drop(reason);
         return Break(r);
@@ -249,15 +255,36 @@ fn drop_reason(result: MateResult) -> Option<DropReason> {
     }
 }
 
-/// The mate record: SFEN, PV, and the binary form (psv: move = first PV move, score =
-/// ±(32000 − plies) from the side to move, game_result ±1).
+/// The mate record: SFEN, PV, the record's game result, and the binary form in `format`
+/// (none with mates off; psv: move = first PV move, score = ±(32000 − plies) from the side
+/// to move, game_result ±1).
 fn mate_out(
     pos: &Position,
     reason: DropReason,
     v: &Verdict,
     teacher: Option<&TeacherFields>,
-    format: Format,
+    format: Option<Format>,
 ) -> MateOut {
+    let binary = format.map_or_else(Vec::new, |f| mate_record(pos, reason, v, teacher, f));
+    MateOut {
+        sfen: pos.to_sfen(),
+        kind: reason.name(),
+        plies: v.plies,
+        pv: v.pv.iter().map(|m| m.to_usi()).collect(),
+        nodes: v.nodes,
+        binary,
+        game_result: teacher.map(|t| t.game_result.to_psv(pos.side_to_move())),
+    }
+}
+
+/// The mate as a record of `format` (empty if it cannot be encoded).
+fn mate_record(
+    pos: &Position,
+    reason: DropReason,
+    v: &Verdict,
+    teacher: Option<&TeacherFields>,
+    format: Format,
+) -> Vec<u8> {
     let winning = reason == DropReason::Mate;
     let score = (32000 - v.plies.min(32000) as i32) as i16;
     let score = if winning { score } else { -score };
@@ -289,12 +316,5 @@ fn mate_out(
     if format.is_text() && binary.last() == Some(&b'\n') {
         binary.pop(); // the writer ends text records itself
     }
-    MateOut {
-        sfen: pos.to_sfen(),
-        kind: reason.name(),
-        plies: v.plies,
-        pv: v.pv.iter().map(|m| m.to_usi()).collect(),
-        nodes: v.nodes,
-        binary,
-    }
+    binary
 }

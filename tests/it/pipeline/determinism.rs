@@ -34,6 +34,8 @@ fn one_and_two_threads_write_identical_bytes() {
     ]);
     same_outputs(&o1, &o2, &[]);
     let r = report(&o2);
+    assert_eq!(run_report_part(&report(&o1)), run_report_part(&r));
+    assert!(r["histograms"]["nodes"]["mate"]["count"].as_u64() > Some(0));
     assert_eq!(reconciles(&r), 1500 + 3012);
     assert_eq!(r["threads"], 2);
     // The keys the output contract promises to other tools (docs/references.md).
