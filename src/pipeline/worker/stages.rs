@@ -232,6 +232,7 @@ fn terminal_only(pos: &Position) -> Verdict {
     Verdict {
         result,
         plies: 0,
+        plies_exact: false,
         pv: Vec::new(),
         nodes: 0,
         timed_out: false,
