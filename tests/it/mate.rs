@@ -6,7 +6,7 @@
 //! Conflicts are counted in both directions; a conflict where we claim a mate the oracle
 //! disproved, or any PV that fails verification, fails the test.
 
-mod yaneuraou;
+pub(crate) mod yaneuraou;
 
 use crate::support::jsonl;
 use posfilter::mate::{pv, Limits, MateResult, Solver, Verdict};

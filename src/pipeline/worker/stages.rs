@@ -132,6 +132,9 @@ pub(super) fn mate(
     if let Some(reason) = drop_reason(v.result) {
         let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
         r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
+        if matches!(reason, DropReason::Mate | DropReason::Mated) {
+            r.extra_mut().plies_exact = Some(v.plies_exact);
+        }
         if reason != DropReason::NoLegalMoves {
             let teacher = rec.decoded.teacher.as_ref();
             r.extra_mut().mate = s
@@ -294,6 +297,7 @@ fn mate_out(
         sfen: pos.to_sfen(),
         kind: reason.name(),
         plies: v.plies,
+        plies_exact: v.plies_exact,
         pv: v.pv.iter().map(|m| m.to_usi()).collect(),
         nodes: v.nodes,
         binary,

@@ -15,14 +15,15 @@ use std::time::Duration;
 
 /// One problem: set name (`mate3` ... `mate11`), SFEN, published length, and whether the
 /// side to move is in check.
-struct Problem {
-    set: String,
-    sfen: String,
-    plies: u32,
-    check: bool,
+pub(crate) struct Problem {
+    pub(crate) set: String,
+    pub(crate) sfen: String,
+    pub(crate) plies: u32,
+    pub(crate) check: bool,
 }
 
-fn problems() -> Vec<Problem> {
+/// The problems of tests/data/mate/yaneuraou.jsonl.zst, in file order.
+pub(crate) fn problems() -> Vec<Problem> {
     let file = std::fs::File::open(data("mate/yaneuraou.jsonl.zst")).expect("test data");
     let text = String::from_utf8(zstd::decode_all(file).expect("zstd")).expect("UTF-8");
     text.lines()
