@@ -8,7 +8,10 @@
 //! mate engine driven over USI (`go mate infinite nodes N`, one process for the whole set,
 //! `USI_Hash` = the table size, a new table generation per position as the engine does) at
 //! the same budgets. Build it from YaneuraOu's public sources (docs/performance.md gives the
-//! command line); it is not part of this repository.
+//! command line and the patch); it is not part of this repository. Unpatched, tanuki- 9.70
+//! never counts a node, so `nodes N` does not stop it and every budget is its unbounded
+//! search; the patch in docs/performance.md counts one node per df-pn visit. (`go mate
+//! infinite` does not wait for `stop`: the `mate` parser takes `infinite` as its argument.)
 //!
 //! Each peer answers its own question, and our mates are counted on that question: cshogi
 //! as in `benches/mate.rs` (`search` for a root not in check: our `mate`; `search_andnode`
