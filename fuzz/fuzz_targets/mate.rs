@@ -3,7 +3,8 @@
 //! node budget and checked against what can be decided without the solver: the PV of
 //! every mate replays as a mate line; a root without legal moves is `checkmated` exactly
 //! when in check; a mate in 1 (brute force over every legal check) is always found; a root
-//! in check that is mated in 2 by brute force is never `no_mate`; the solver with
+//! in check that is mated in 2 by brute force is `mated`, and one that is not but has an
+//! evasion that mates at once is `mate` in 1 (the OR search of roots in check); the solver with
 //! dominance lookups off, or without the 2-ply test, never proves the opposite verdict;
 //! and solving again gives the same verdict and node count.
 #![no_main]
@@ -14,6 +15,7 @@ mod shape;
 use libfuzzer_sys::fuzz_target;
 use posfilter::mate::{pv, Limits, MateResult, Solver};
 use posfilter::shogi::mate1::{mate1_all, mated_in_2};
+use posfilter::shogi::Position;
 use std::cell::RefCell;
 
 const NODES: u64 = 3_000;
@@ -21,6 +23,17 @@ const NODES: u64 = 3_000;
 thread_local! {
     static SOLVERS: RefCell<[Solver; 3]> =
         RefCell::new([Solver::new(4), Solver::new(4), Solver::new(4)]);
+}
+
+/// Whether some legal move (an evasion, when in check) leaves the opponent checkmated: a
+/// mate in 1 by brute force, for roots in check too.
+fn mates_at_once(pos: &mut Position) -> bool {
+    pos.legal_moves().iter().any(|&m| {
+        pos.do_move(m);
+        let mated = pos.is_checkmated();
+        pos.undo_move();
+        mated
+    })
 }
 
 /// Whether one verdict proves what the other disproves.
@@ -82,6 +95,10 @@ fuzz_target!(|data: &[u8]| {
             }
         } else if mated_in_2(&mut pos) {
             assert_eq!(v.result, MateResult::Mated, "mated in 2 missed at {sfen}");
+        } else if mates_at_once(&mut pos) {
+            // In check, not mated, and an evasion that gives check mates at once.
+            assert_eq!(v.result, MateResult::Mate, "mate in 1 from check missed at {sfen}");
+            assert_eq!(v.plies, 1, "{sfen}");
         }
         for other in [no_dominance, no_two_ply] {
             let w = other.solve(&mut pos, &limits).expect("valid");

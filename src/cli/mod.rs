@@ -107,9 +107,9 @@ enum Command {
         /// Threads for --file (0 = all cores); answers do not depend on it.
         #[arg(long, default_value_t = 0)]
         threads: usize,
-        /// One JSON object on stdout: {"result", "plies", "pv", "nodes", "seconds"}; with
-        /// --file one per line, adding "line" and "position" (or "error" for a line that is
-        /// not a position).
+        /// One JSON object on stdout: {"result", "plies", "plies_exact", "pv", "nodes",
+        /// "seconds"}; with --file one per line, adding "line" and "position" (or "error" for
+        /// a line that is not a position).
         #[arg(long)]
         json: bool,
     },

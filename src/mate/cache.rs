@@ -38,6 +38,7 @@ const SHARDS: usize = 64;
 struct Slot {
     fingerprint: Fingerprint,
     result: MateResult,
+    plies_exact: bool,
     nodes: u64,
     pv: Box<[Move]>,
 }
@@ -112,6 +113,7 @@ impl VerdictCache {
         let v = Verdict {
             result: s.result,
             plies: s.pv.len() as u32,
+            plies_exact: s.plies_exact,
             pv: s.pv.to_vec(),
             nodes: s.nodes,
             timed_out: false,
@@ -132,6 +134,7 @@ impl VerdictCache {
         let entry = Slot {
             fingerprint: fp,
             result: v.result,
+            plies_exact: v.plies_exact,
             nodes: v.nodes,
             pv: v.pv.clone().into_boxed_slice(),
         };
@@ -200,6 +203,7 @@ mod tests {
         let v = |result, nodes| Verdict {
             result,
             plies: 0,
+            plies_exact: false,
             pv: Vec::new(),
             nodes,
             timed_out: false,
@@ -234,6 +238,7 @@ mod tests {
         let v = |nodes| Verdict {
             result: MateResult::NoMate,
             plies: 0,
+            plies_exact: false,
             pv: Vec::new(),
             nodes,
             timed_out: false,

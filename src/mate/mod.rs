@@ -21,17 +21,28 @@
 //! - `cache.rs`: verdicts shared by the solvers of one run, so a repeated position is
 //!   searched once.
 //!
+//! - `root.rs`: the searches one root gets, in order, and the verdict they make.
+//!
 //! # Contract of [`Solver::solve`]
-//! - Not in check: OR root, `Mate` or `NoMate`. In check: AND root, `Mated` or `NoMate`.
-//!   No legal move: `Checkmated` (in check) or `NoLegalMoves`, without search.
-//! - A limit (nodes, time) gives `Unknown`, never `NoMate`; with `max_plies`, a failure
-//!   that depends on the cap and a mate longer than the cap are `Unknown` too.
+//! - Not in check: OR root (the side to move attacks), `Mate` or `NoMate`.
+//! - In check: first the AND root (is the side to move mated?), then, unless mated, the OR
+//!   root (does it mate, starting with an evasion that gives check?): `Mated`, `Mate` or
+//!   `NoMate`, within one node budget.
+//! - No legal move: `Checkmated` (in check) or `NoLegalMoves`, without search.
+//! - `NoMate` means what was shown: the side to move has no forced mate, and (in check) is
+//!   not mated either. A limit (nodes, time) in any search gives `Unknown`, never `NoMate`;
+//!   with `max_plies`, a failure that depends on the cap and a mate longer than the cap
+//!   are `Unknown` too.
 //! - Every `Mate`/`Mated` carries a PV that passed [`pv::verify`]; a PV that cannot be
 //!   extracted or verified turns the answer into `Unknown`.
 //! - With [`Limits::shorten`] (default 1), a proven root is searched again with the mate
 //!   length capped two plies below its best line, for as long as that proves a shorter mate
-//!   and the extra nodes last; the reported line is the shortest verified one and `nodes`
-//!   counts these searches too. The verdict never changes, only the line.
+//!   and the extra nodes last; the reported line is the shortest verified one, `nodes`
+//!   counts these searches too, and [`Verdict::plies_exact`] says whether a capped search
+//!   proved that no shorter mate exists. The verdict never changes, only the line.
+//! - The wall-time guard ([`Limits::time`]) can only turn a search into `Unknown`: once a
+//!   root is proven it no longer applies, so the line, its length and the node count of a
+//!   mate never depend on the clock (the shortening is bounded by nodes).
 //! - Deterministic: each root starts on a fresh table generation unless
 //!   [`Solver::set_reuse`] opted into reuse, so the verdict does not depend on earlier roots.
 //! - The position is restored before returning (its history is untouched).
@@ -43,99 +54,17 @@ pub mod path;
 pub mod pndn;
 pub mod proof_hand;
 pub mod pv;
+mod root;
 pub mod search;
 pub mod table;
+mod verdict;
 
 use crate::shogi::movegen::has_legal_move;
-use crate::shogi::{Color, Invalid, Move, PieceType, Position};
+use crate::shogi::{Invalid, Position};
 use search::Searcher;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Limits for one root position.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Node budget (visits of the df-pn loop).
-    pub nodes: u64,
-    /// Optional maximum mate length in plies.
-    pub max_plies: Option<u32>,
-    /// Optional wall-time guard.
-    pub time: Option<Duration>,
-    /// After a proof, the nodes spent looking for a shorter mate, as a multiple of the
-    /// nodes the proof took (0 = report the first mate line found; never more than what is
-    /// left of `nodes`). See [`Solver::solve`].
-    pub shorten: u32,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            nodes: 100_000,
-            max_plies: None,
-            time: None,
-            shorten: 1,
-        }
-    }
-}
-
-/// The answer for one position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MateResult {
-    /// The side to move (not in check) mates by force.
-    Mate,
-    /// No forced mate (proved).
-    NoMate,
-    /// The side to move is in check and every evasion loses to a forced mate.
-    Mated,
-    /// The side to move is in check and has no legal move.
-    Checkmated,
-    /// The side to move is not in check and has no legal move.
-    NoLegalMoves,
-    /// A limit was reached before an answer.
-    Unknown,
-}
-
-impl MateResult {
-    /// The lower-case name used in JSON (`mate`, `no_mate`, `mated`, `checkmated`,
-    /// `no_legal_moves`, `unknown`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MateResult::Mate => "mate",
-            MateResult::NoMate => "no_mate",
-            MateResult::Mated => "mated",
-            MateResult::Checkmated => "checkmated",
-            MateResult::NoLegalMoves => "no_legal_moves",
-            MateResult::Unknown => "unknown",
-        }
-    }
-}
-
-/// The verdict for one position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// The answer.
-    pub result: MateResult,
-    /// Length of `pv` in plies (0 unless `Mate`/`Mated`).
-    pub plies: u32,
-    /// The verified mate line (empty unless `Mate`/`Mated`).
-    pub pv: Vec<Move>,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// The wall-time guard stopped the search (`result` is then `Unknown`): the one verdict
-    /// that depends on the machine and its load rather than on the position and the limits.
-    pub timed_out: bool,
-}
-
-impl Verdict {
-    /// The answer as `posfilter mate --json` prints it: `{"result", "plies", "pv" (USI
-    /// moves), "nodes", "seconds"}`, with `seconds` the time the caller measured.
-    pub fn to_json(&self, seconds: f64) -> serde_json::Value {
-        let pv: Vec<String> = self.pv.iter().map(|m| m.to_usi()).collect();
-        serde_json::json!({"result": self.result.as_str(), "plies": self.plies, "pv": pv,
-            "nodes": self.nodes, "seconds": seconds})
-    }
-}
+pub use verdict::{Limits, MateResult, Verdict};
 
 /// A mate solver with its own table; reuse one per worker thread.
 pub struct Solver {
@@ -161,24 +90,24 @@ impl Solver {
     /// Forgets every entry of the table, in O(1). With [`Solver::set_reuse`] on, the caller
     /// decides when the table starts over (the pipeline: at each batch).
     pub fn forget(&mut self) {
-        self.searcher.table.new_generation();
+        self.searcher.table_mut().new_generation();
     }
 
     /// Stops every search of this solver soon after `flag` is set (checked every 1,024
     /// nodes, with the wall-time guard): the answer is then `Unknown`, and the caller that
     /// set the flag knows to discard it. `None` (the default): only the limits stop it.
     pub fn set_abort(&mut self, flag: Option<Arc<AtomicBool>>) {
-        self.searcher.abort = flag;
+        self.searcher.set_abort(flag);
     }
 
     /// Dominance lookups on (default) or off (exact hand match; for tests).
     pub fn set_dominance(&mut self, on: bool) {
-        self.searcher.table.set_dominance(on);
+        self.searcher.table_mut().set_dominance(on);
     }
 
     /// The 2-ply test at new AND nodes on (default) or off (for measurement).
     pub fn set_two_ply(&mut self, on: bool) {
-        self.searcher.two_ply = on;
+        self.searcher.set_two_ply(on);
     }
 
     /// Solves `pos` within `limits`. The position is restored before returning.
@@ -196,9 +125,8 @@ impl Solver {
     /// pipeline, whose decoders validate every position they return, so that the check is
     /// not made twice per record.
     pub(crate) fn solve_valid(&mut self, pos: &mut Position, limits: &Limits) -> Verdict {
-        let in_check = pos.in_check();
         if !has_legal_move(pos) {
-            let result = if in_check {
+            let result = if pos.in_check() {
                 MateResult::Checkmated
             } else {
                 MateResult::NoLegalMoves
@@ -206,147 +134,24 @@ impl Solver {
             return Verdict {
                 result,
                 plies: 0,
+                plies_exact: false,
                 pv: Vec::new(),
                 nodes: 0,
                 timed_out: false,
             };
         }
-        let s = &mut self.searcher;
         if !self.reuse {
-            s.table.new_generation();
+            self.searcher.table_mut().new_generation();
         }
-        let or_root = !in_check;
-        s.attacker = if in_check {
-            pos.side_to_move().flip()
-        } else {
-            pos.side_to_move()
-        };
-        s.salt = salt(pos, s.attacker);
-        s.nodes = 0;
-        s.node_limit = limits.nodes.max(1);
-        s.deadline = limits.time.map(|t| Instant::now() + t);
-        s.stopped = false;
-        s.timed_out = false;
-        s.max_plies = limits
-            .max_plies
-            .unwrap_or(search::MAX_DEPTH)
-            .min(search::MAX_DEPTH);
-        s.path.clear();
-        s.path.push(pos.board_key(), pos.hand(s.attacker));
-        let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
-        let nodes = s.nodes;
-        let unknown = Verdict {
-            result: MateResult::Unknown,
-            plies: 0,
-            pv: Vec::new(),
-            nodes,
-            timed_out: s.timed_out,
-        };
-        if r.pn == 0 {
-            let Some(pv) = pv::extract(s, pos, or_root) else {
-                debug_assert!(false, "no PV for a proven root {}", pos.to_sfen());
-                return unknown;
-            };
-            if !pv::verify(pos, &pv, or_root) {
-                debug_assert!(false, "PV failed verification {}", pos.to_sfen());
-                return unknown;
-            }
-            if limits.max_plies.is_some_and(|m| pv.len() as u32 > m) {
-                return unknown;
-            }
-            let result = if or_root {
-                MateResult::Mate
-            } else {
-                MateResult::Mated
-            };
-            let extra = nodes
-                .max(SHORTEN_FLOOR)
-                .saturating_mul(limits.shorten as u64);
-            let extra = extra.min(limits.nodes.saturating_sub(nodes));
-            let pv = shorten(s, pos, or_root, pv, extra);
-            return Verdict {
-                result,
-                plies: pv.len() as u32,
-                pv,
-                nodes: s.nodes,
-                timed_out: false,
-            };
-        }
-        if r.dn == 0 && r.flags & path::DEPTH_LIMITED == 0 {
-            return Verdict {
-                result: MateResult::NoMate,
-                plies: 0,
-                pv: Vec::new(),
-                nodes,
-                timed_out: false,
-            };
-        }
-        unknown
+        root::solve_root(&mut self.searcher, pos, limits)
     }
-}
-
-/// The least a proof counts as in [`Limits::shorten`]: a mate proven in a few nodes gets
-/// this many per unit to look for a shorter one (a mate in 3 behind a first-found mate in 5
-/// takes a few hundred).
-const SHORTEN_FLOOR: u64 = 1_000;
-
-/// Looks for a shorter mate than `pv` (verified) with at most `extra` more nodes: searches
-/// again with the mate length capped two plies below the best line so far, as long as that
-/// proves a shorter mate. Returns the shortest verified line found.
-fn shorten(
-    s: &mut Searcher,
-    pos: &mut Position,
-    or_root: bool,
-    mut pv: Vec<Move>,
-    extra: u64,
-) -> Vec<Move> {
-    let saved = s.max_plies;
-    let limit = s.nodes + extra;
-    while pv.len() >= 3 && s.nodes < limit && !s.timed_out {
-        s.max_plies = pv.len() as u32 - 2;
-        s.node_limit = limit;
-        s.stopped = false;
-        s.path.clear();
-        s.path.push(pos.board_key(), pos.hand(s.attacker));
-        let r = s.search(pos, or_root, pndn::INF, pndn::INF, 0);
-        if r.pn != 0 {
-            break;
-        }
-        match pv::extract(s, pos, or_root) {
-            Some(line) if line.len() < pv.len() && pv::verify(pos, &line, or_root) => pv = line,
-            _ => break,
-        }
-    }
-    s.max_plies = saved;
-    pv
-}
-
-/// Key salt for one root: the attacker's colour and the number of pieces of each kind in
-/// play (handicap and tsume positions have fewer), so that entries of roots with different
-/// piece sets or attackers never meet when the table is reused.
-fn salt(pos: &Position, attacker: Color) -> u64 {
-    let mut counts = [0u64; 8];
-    for p in pos.board().iter().flatten() {
-        counts[p.piece_type().unpromote().index()] += 1;
-    }
-    for c in Color::ALL {
-        for pt in PieceType::HAND {
-            counts[pt.index()] += pos.hand(c).count(pt) as u64;
-        }
-    }
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ (attacker.index() as u64);
-    for c in counts {
-        h = (h ^ c).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h ^= h >> 31;
-    }
-    // Bit 0 is the side-to-move bit of board keys: leave it alone.
-    h & !1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mate::table::Probe;
+    use crate::shogi::{Color, PieceType};
 
     /// A rook (with a bishop or a few pieces in hand) against a bare king: every line is a
     /// chase that either lets the king go or repeats a position of the same line. The

@@ -1,16 +1,16 @@
 //! Principal variation: extraction from the table and replay verification.
 //!
 //! Extraction first evaluates the table's proof tree (`Lines`): the attacker plays a
-//! checking move that mates at once or else the proven child with the shortest stored proof
-//! (the next one if that child's line cannot be completed), and the defender plays the
-//! evasion whose *evaluated* line is the longest. For a fixed attacker policy the longest
-//! defence is at least the shortest mate, so the PV is never shorter than the shortest mate
-//! (stored lengths alone can be stale: a child proved again later through a transposition
-//! keeps its parent's old length, and a defender choosing by them once reported a 21-ply
-//! line for the 25-ply seed 003d, docs/references.md). The evaluation is memoised per
-//! position and limited to [`LINES_BUDGET`] positions. A proven OR node none of whose
-//! children is proven in the table any more (evicted: entries of one board share a cluster)
-//! is proven again with a small budget, at most [`MAX_REPROVED`] times per extraction.
+//! checking move that mates at once or else the proven child whose *evaluated* line is the
+//! shortest, and the defender plays the evasion whose evaluated line is the longest. For a
+//! fixed attacker policy the longest defence is at least the shortest mate, so the PV is
+//! never shorter than the shortest mate (stored lengths alone can be stale: a child proved
+//! again later through a transposition keeps its parent's old length, and a defender
+//! choosing by them once reported a 21-ply line for the 25-ply seed 003d,
+//! docs/references.md). The evaluation is memoised per position and limited to
+//! [`LINES_BUDGET`] positions. A proven OR node none of whose children is proven in the
+//! table any more (evicted: entries of one board share a cluster) is proven again with a
+//! small budget, at most [`MAX_REPROVED`] times per extraction.
 //!
 //! When it fails (budget, evicted children) the greedy walk takes over: at OR nodes a
 //! checking move that mates at once or else the proven child with the shortest stored
@@ -95,6 +95,9 @@ struct Lines<'a> {
     s: &'a mut Searcher,
     /// Nodes re-proved so far because their proving children were evicted.
     reproved: usize,
+    /// How many OR nodes on the evaluation stack already have a complete line and are
+    /// evaluating other children only to compare (no node is re-proved for those).
+    comparing: usize,
     memo: HashMap<u64, (Option<Move>, u32)>,
     stack: HashSet<u64>,
     visits: usize,
@@ -127,7 +130,11 @@ impl Lines<'_> {
     fn or_line(&mut self, pos: &mut Position) -> Option<(Option<Move>, u32)> {
         let line = self.or_line_from_table(pos);
         // Past the evaluation budget every line fails: re-proving would not help.
-        if line.is_some() || self.reproved >= MAX_REPROVED || self.visits > LINES_BUDGET {
+        if line.is_some()
+            || self.comparing > 0
+            || self.reproved >= MAX_REPROVED
+            || self.visits > LINES_BUDGET
+        {
             return line;
         }
         // The node is proven but the children that proved it were evicted (entries of one
@@ -158,15 +165,22 @@ impl Lines<'_> {
             }
         }
         proven.sort_by_key(|&(len, _)| len);
+        let mut best: Option<(Option<Move>, u32)> = None;
         for (_, m) in proven {
+            // Once one child's line is complete, the others are only compared with it:
+            // none of their nodes is proven again.
+            self.comparing += best.is_some() as usize;
             pos.do_move(m);
             let r = self.line(pos, false);
             pos.undo_move();
+            self.comparing -= best.is_some() as usize;
             if let Some((_, n)) = r {
-                return Some((Some(m), n + 1));
+                if best.is_none_or(|(_, b)| n + 1 < b) {
+                    best = Some((Some(m), n + 1));
+                }
             }
         }
-        None
+        best
     }
 
     fn and_line(&mut self, pos: &mut Position) -> Option<(Option<Move>, u32)> {
@@ -195,6 +209,7 @@ fn extract_longest_defence(
     let mut lines = Lines {
         s,
         reproved: 0,
+        comparing: 0,
         memo: HashMap::new(),
         stack: HashSet::new(),
         visits: 0,
@@ -226,13 +241,8 @@ fn extract_longest_defence(
 /// Proves the current position again within [`REPROVE_NODES`] more nodes, refilling the
 /// table with the children that prove it; whether it was proven.
 fn reprove(s: &mut Searcher, pos: &mut Position, or_node: bool) -> bool {
-    s.node_limit = s.nodes + REPROVE_NODES;
-    s.stopped = false;
-    s.path.clear();
-    s.path.push(pos.board_key(), pos.hand(s.attacker));
-    s.search(pos, or_node, super::pndn::INF, super::pndn::INF, 0)
-        .pn
-        == 0
+    let limit = s.nodes() + REPROVE_NODES;
+    s.search_root(pos, or_node, s.max_plies(), limit).pn == 0
 }
 
 /// Extracts a mate line from the current position (`or_root`: attacker to move). The

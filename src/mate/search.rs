@@ -43,23 +43,25 @@
 //! - `nodes` counts visits of [`Searcher::search`] (the unit of the node budget).
 //!
 //! # Layout
-//! This file holds the loop and a node's result; `search/child.rs` the children a node on
-//! the stack keeps and their summary; `search/expand.rs` the expansions and the initial
-//! numbers; `search/delay.rs` the delayed expansion.
+//! This file holds the searcher's state and the loop; `search/finish.rs` a node's result
+//! from its children; `search/child.rs` the children a node on the stack keeps and their
+//! summary; `search/expand.rs` the expansions and the initial numbers; `search/delay.rs`
+//! the delayed expansion.
 
 mod child;
 mod delay;
 mod expand;
+mod finish;
 
 use super::check_cache::CheckCache;
 use super::path::{Path, DEPTH_LIMITED, NO_LOOP};
 use super::pndn::{self, PnDn, INF};
 use super::proof_hand as hands;
 use super::table::{Probe, Table};
-use crate::shogi::checks::{drop_check_kinds, generate_checks_fast};
+use crate::shogi::checks::generate_checks_fast;
 use crate::shogi::movegen::interposing_drop_kinds;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
-use child::{settled, summarize, Child, Summary};
+use child::{settled, summarize, Child};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -100,6 +102,28 @@ impl Outcome {
     }
 }
 
+/// Key salt for one root: the attacker's colour and the number of pieces of each kind in
+/// play (handicap and tsume positions have fewer), so that entries of roots with different
+/// piece sets or attackers never meet when the table is reused.
+fn salt(pos: &Position, attacker: Color) -> u64 {
+    let mut counts = [0u64; 8];
+    for p in pos.board().iter().flatten() {
+        counts[p.piece_type().unpromote().index()] += 1;
+    }
+    for c in Color::ALL {
+        for pt in PieceType::HAND {
+            counts[pt.index()] += pos.hand(c).count(pt) as u64;
+        }
+    }
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ (attacker.index() as u64);
+    for c in counts {
+        h = (h ^ c).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 31;
+    }
+    // Bit 0 is the side-to-move bit of board keys: leave it alone.
+    h & !1
+}
+
 /// The captured base kind of board move `m` here, if any.
 fn captured(pos: &Position, m: Move) -> Option<PieceType> {
     if m.is_drop() {
@@ -110,32 +134,38 @@ fn captured(pos: &Position, m: Move) -> Option<PieceType> {
 }
 
 /// The solver's search state: table, path, per-ply buffers and the limits of one root.
+///
+/// # Invariants
+/// - `attacker` and `salt` belong together ([`Searcher::set_attacker`]): every key the
+///   table sees is salted for the side that gives check in the current search.
+/// - `nodes` counts every visit since [`Searcher::start_root`], over all the searches made
+///   for one root (both searches of a root in check, PV re-proofs and shortening).
 pub struct Searcher {
     /// The transposition table.
-    pub table: Table,
-    /// The side giving check in this root's search.
-    pub attacker: Color,
+    table: Table,
+    /// The side giving check in this search.
+    attacker: Color,
     /// Salt XORed into board keys (attacker colour and piece totals).
-    pub salt: u64,
+    salt: u64,
     /// Nodes visited for this root.
-    pub nodes: u64,
-    /// Node budget for this root.
-    pub node_limit: u64,
+    nodes: u64,
+    /// Node limit of the current search (a total over the root, like `nodes`).
+    node_limit: u64,
     /// Wall-time guard.
-    pub deadline: Option<Instant>,
+    deadline: Option<Instant>,
     /// Set when a limit stopped the search.
-    pub stopped: bool,
+    stopped: bool,
     /// Set when that limit was the wall-time guard.
-    pub timed_out: bool,
+    timed_out: bool,
     /// A flag another thread sets to stop the search (read every 1,024 nodes, with the
     /// wall-time guard); a stopped search is `Unknown`, as at any limit.
-    pub abort: Option<Arc<AtomicBool>>,
+    abort: Option<Arc<AtomicBool>>,
     /// Maximum plies from the root (mate-length cap, at most [`MAX_DEPTH`]).
-    pub max_plies: u32,
+    max_plies: u32,
     /// The current path.
-    pub path: Path,
+    path: Path,
     /// Whether new AND nodes test their children for mate in 1 (the 2-ply test).
-    pub two_ply: bool,
+    two_ply: bool,
     stacks: Vec<Vec<Child>>,
     /// Scratch: the children's keys of the expansion in progress.
     keys: Vec<(u64, u64, Hand)>,
@@ -170,6 +200,78 @@ impl Searcher {
             spare_lists: Vec::new(),
             checks_seen: CheckCache::new(),
         }
+    }
+
+    /// The table (to clear it or change its lookups).
+    pub fn table_mut(&mut self) -> &mut Table {
+        &mut self.table
+    }
+
+    /// The 2-ply test at new AND nodes on (default) or off (for measurement).
+    pub fn set_two_ply(&mut self, on: bool) {
+        self.two_ply = on;
+    }
+
+    /// Starts a root: the node count from zero and the wall-time guard (`None`: off).
+    pub fn start_root(&mut self, deadline: Option<Instant>) {
+        self.nodes = 0;
+        self.deadline = deadline;
+        self.timed_out = false;
+    }
+
+    /// The flag another thread sets to stop the search (see the `abort` field).
+    pub fn set_abort(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.abort = flag;
+    }
+
+    /// Sets (`Some`) or lifts (`None`) the wall-time guard for the rest of the root.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// The side giving check from now on; `pos` is the root (its piece totals salt the
+    /// keys, so that entries of other roots or of the other attacker never meet).
+    pub fn set_attacker(&mut self, pos: &Position, attacker: Color) {
+        self.attacker = attacker;
+        self.salt = salt(pos, attacker);
+    }
+
+    /// The side giving check.
+    pub fn attacker(&self) -> Color {
+        self.attacker
+    }
+
+    /// Nodes visited since [`Searcher::start_root`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the wall-time guard stopped a search of this root.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// The mate-length cap of the current search.
+    pub fn max_plies(&self) -> u32 {
+        self.max_plies
+    }
+
+    /// Searches `pos` as a root (`or_root`: the attacker to move) with the mate length
+    /// capped at `max_plies` (at most [`MAX_DEPTH`]) until the root's node count reaches
+    /// `node_limit` (or the wall-time guard fires).
+    pub fn search_root(
+        &mut self,
+        pos: &mut Position,
+        or_root: bool,
+        max_plies: u32,
+        node_limit: u64,
+    ) -> Outcome {
+        self.max_plies = max_plies.min(MAX_DEPTH);
+        self.node_limit = node_limit;
+        self.stopped = false;
+        self.path.clear();
+        self.path.push(pos.board_key(), pos.hand(self.attacker));
+        self.search(pos, or_root, INF, INF, 0)
     }
 
     /// An empty scratch move list (a spare one if there is one).
@@ -247,7 +349,7 @@ impl Searcher {
     }
 
     /// df-pn at the current position (`or_node`: attacker to move) with thresholds.
-    pub fn search(
+    fn search(
         &mut self,
         pos: &mut Position,
         or_node: bool,
@@ -329,118 +431,22 @@ impl Searcher {
         if out.pn == 0 {
             self.table.store(key, stored_hand, 0, INF, out.len, amount);
         } else if out.dn == 0 {
-            if out.flags == 0 && out.loop_head == NO_LOOP {
-                self.table.store(key, stored_hand, INF, 0, 0, amount);
+            if out.loop_head == NO_LOOP {
+                // A disproof that rests on the mate-length cap holds for this node within
+                // the plies it had left, and for any shorter cap (`DisprovenWithin`).
+                let within = match out.flags {
+                    0 => Some(0),
+                    DEPTH_LIMITED => Some(self.max_plies.saturating_sub(depth) as u16 + 1),
+                    _ => None,
+                };
+                if let Some(len) = within {
+                    self.table.store(key, stored_hand, INF, 0, len, amount);
+                }
             }
         } else {
             self.table.store(key, hand, out.pn, out.dn, 0, amount);
         }
         self.stacks[d] = kids;
         out
-    }
-
-    /// The node's result from its children, whose summary is `s`.
-    fn finish(
-        &self,
-        pos: &Position,
-        or_node: bool,
-        kids: &[Child],
-        s: &Summary,
-        hand: Hand,
-    ) -> Outcome {
-        if or_node {
-            if s.pn == 0 {
-                let mut best: Option<&Child> = None;
-                for c in kids.iter().filter(|c| c.pn == 0) {
-                    if best.is_none_or(|b| c.len < b.len) {
-                        best = Some(c);
-                    }
-                }
-                let Some(b) = best else {
-                    debug_assert!(false, "pn 0 needs a proven child");
-                    return Outcome::open(hand);
-                };
-                let ph = hands::before_move_proof(b.hand, b.mv, captured(pos, b.mv));
-                return Outcome {
-                    pn: 0,
-                    dn: INF,
-                    hand: ph,
-                    len: b.len.saturating_add(1),
-                    flags: 0,
-                    loop_head: NO_LOOP,
-                };
-            }
-            if s.dn == 0 {
-                let mut flags = 0;
-                let mut loop_head = NO_LOOP;
-                let mut dh = hands::full_hand();
-                for c in kids {
-                    flags |= c.flags;
-                    loop_head = loop_head.min(c.loop_head);
-                    dh = dh.min(hands::before_move_disproof(
-                        c.hand,
-                        c.mv,
-                        captured(pos, c.mv),
-                    ));
-                }
-                let dh = hands::or_disproof_finish(dh, hand, drop_check_kinds(pos));
-                return Outcome {
-                    pn: INF,
-                    dn: 0,
-                    hand: dh,
-                    len: 0,
-                    flags,
-                    loop_head,
-                };
-            }
-        } else {
-            if s.pn == 0 {
-                let mut ph = Hand::EMPTY;
-                let mut len = 0;
-                for c in kids {
-                    ph = ph.max(c.hand);
-                    len = len.max(c.len);
-                }
-                let def = pos.hand(self.attacker.flip());
-                let ph = hands::and_proof_adjust(ph, hand, def, interposing_drop_kinds(pos));
-                return Outcome {
-                    pn: 0,
-                    dn: INF,
-                    hand: ph,
-                    len: len.saturating_add(1),
-                    flags: 0,
-                    loop_head: NO_LOOP,
-                };
-            }
-            if s.dn == 0 {
-                // The first disproven evasion among those that depend least on the path:
-                // no flag, then the deepest loop head (NO_LOOP is the deepest).
-                let pick = kids
-                    .iter()
-                    .filter(|c| c.dn == 0)
-                    .min_by_key(|c| (c.flags != 0, std::cmp::Reverse(c.loop_head)));
-                let Some(c) = pick else {
-                    debug_assert!(false, "dn 0 needs a disproven child");
-                    return Outcome::open(hand);
-                };
-                let dh = hands::and_disproof(c.hand, c.mv, hand);
-                return Outcome {
-                    pn: INF,
-                    dn: 0,
-                    hand: dh,
-                    len: 0,
-                    flags: c.flags,
-                    loop_head: c.loop_head,
-                };
-            }
-        }
-        Outcome {
-            pn: s.pn,
-            dn: s.dn,
-            hand,
-            len: 0,
-            flags: 0,
-            loop_head: NO_LOOP,
-        }
     }
 }

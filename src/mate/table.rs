@@ -5,7 +5,8 @@
 //! entry stores the attacker's hand, so positions that differ only in hands share a
 //! cluster and dominance (seeds 000, 003: docs/references.md) is a scan of one cluster:
 //! - a proven entry whose proof hand is contained in our attacker hand proves our node;
-//! - a disproven entry whose disproof hand contains our attacker hand disproves it;
+//! - a disproven entry whose disproof hand contains our attacker hand disproves it (at
+//!   any length, or within the length it was shown for under a mate-length cap);
 //! - an unknown entry answers for the exact same hand; for other hands it only gives a
 //!   floor for the first estimate: one whose hand is contained in ours floors our `dn`
 //!   (more pieces in hand can only make a disproof harder), one whose hand contains ours
@@ -49,6 +50,14 @@ pub enum Probe {
     Disproven {
         /// Disproof hand of the dominating entry.
         hand: Hand,
+    },
+    /// No mate within `plies` plies, by an entry whose disproof hand is `hand` (≥ ours),
+    /// shown under a mate-length cap; says nothing about longer mates.
+    DisprovenWithin {
+        /// Disproof hand of the dominating entry.
+        hand: Hand,
+        /// Plies within which no mate exists.
+        plies: u16,
     },
     /// An unknown entry for exactly our hand.
     Unknown {
@@ -174,7 +183,7 @@ impl Table {
                     };
                 }
                 if e.dn == 0 {
-                    return Probe::Disproven { hand: eh };
+                    return disproven(eh, e.len);
                 }
                 exact = Some((e.pn, e.dn));
             } else if self.dominance {
@@ -189,7 +198,7 @@ impl Table {
                     }
                 } else if e.dn == 0 {
                     if inferior {
-                        return Probe::Disproven { hand: eh };
+                        return disproven(eh, e.len);
                     }
                 } else if superior {
                     // More pieces in hand: at least as hard to disprove.
@@ -213,11 +222,12 @@ impl Table {
     }
 
     /// Stores a result. `hand` is the attacker's own hand for unknown results, the proof
-    /// hand for proven ones and the disproof hand for disproven ones.
+    /// hand for proven ones and the disproof hand for disproven ones; `len` as in
+    /// [`Entry::len`].
     pub fn store(&mut self, key: u64, hand: Hand, pn: PnDn, dn: PnDn, len: u16, amount: u32) {
         let gen = self.gen;
         let tag = key ^ mix(gen);
-        let fin = pn == 0 || dn == 0;
+        let fin = pn == 0 || (dn == 0 && len == 0);
         let dominance = self.dominance;
         let ci = self.cluster(key);
         let c = &mut self.clusters[ci];
@@ -265,7 +275,7 @@ impl Table {
         }
         let Some(i) = slot else { return };
         let e = &mut c.entries[i];
-        // Never replace a final entry of the same node by an unknown one.
+        // Never replace a final entry of the same node by anything but a final one.
         if same && e.is_final() && !fin {
             return;
         }
@@ -279,6 +289,20 @@ impl Table {
             len,
             gen,
         };
+    }
+}
+
+/// The probe answer for a disproven entry with disproof hand `hand` and length field
+/// `len` (see [`Entry::len`]).
+#[inline(always)]
+fn disproven(hand: Hand, len: u16) -> Probe {
+    if len == 0 {
+        Probe::Disproven { hand }
+    } else {
+        Probe::DisprovenWithin {
+            hand,
+            plies: len - 1,
+        }
     }
 }
 
@@ -322,6 +346,35 @@ mod tests {
         t.new_generation();
         assert_eq!(t.probe(42, hand(1, 1)), Probe::Miss { pn: 0, dn: 0 });
         assert_eq!(t.probe(44, hand(2, 1)), Probe::Miss { pn: 0, dn: 0 });
+    }
+
+    /// A disproof under a mate-length cap answers `DisprovenWithin` (with dominance like a
+    /// disproof), is not final: an unknown of a later, longer search replaces it, and a
+    /// real disproof replaces it too.
+    #[test]
+    fn disproofs_within_a_length() {
+        let mut t = Table::new(1);
+        t.store(50, hand(2, 0), u32::MAX, 0, 8, 10);
+        assert_eq!(
+            t.probe(50, hand(2, 0)),
+            Probe::DisprovenWithin {
+                hand: hand(2, 0),
+                plies: 7
+            }
+        );
+        assert!(matches!(
+            t.probe(50, hand(1, 0)),
+            Probe::DisprovenWithin { plies: 7, .. }
+        ));
+        assert_eq!(t.probe(50, hand(3, 0)), Probe::Miss { pn: 0, dn: 0 });
+        t.store(50, hand(2, 0), 3, 4, 0, 10);
+        assert_eq!(t.probe(50, hand(2, 0)), Probe::Unknown { pn: 3, dn: 4 });
+        t.store(51, hand(2, 0), u32::MAX, 0, 8, 10);
+        t.store(51, hand(2, 0), u32::MAX, 0, 0, 10);
+        assert!(matches!(t.probe(51, hand(2, 0)), Probe::Disproven { .. }));
+        // A final disproof is never replaced by one within a length.
+        t.store(51, hand(2, 0), u32::MAX, 0, 8, 10);
+        assert!(matches!(t.probe(51, hand(2, 0)), Probe::Disproven { .. }));
     }
 
     #[test]

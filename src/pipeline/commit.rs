@@ -385,6 +385,14 @@ impl Commit {
     ) -> io::Result<()> {
         self.counts.dropped.add(reason);
         let extra = r.extra();
+        if let Some(exact) = extra.plies_exact {
+            let lengths = &mut self.tallies.mate_lengths;
+            *if exact {
+                &mut lengths.exact
+            } else {
+                &mut lengths.inexact
+            } += 1;
+        }
         if let Some((kind, perpetual)) = extra.repetition {
             let kinds = &mut self.tallies.repetition;
             *kinds.entry(kind.to_string()).or_default() += 1;
@@ -407,7 +415,7 @@ impl Commit {
         if let Some(j) = self.mates_jsonl.as_mut() {
             j.write_json_line(&json!({
                 "index": r.index, "sfen": m.sfen, "kind": m.kind, "plies": m.plies,
-                "pv": m.pv, "nodes": m.nodes,
+                "plies_exact": m.plies_exact, "pv": m.pv, "nodes": m.nodes,
             }))?;
             self.tallies.mates_written += 1;
         }

@@ -179,6 +179,9 @@ pub struct Tallies {
     pub verdict_cache: CacheCounts,
     /// Mates written to the mate corpus (mate, mated, checkmated).
     pub mates_written: u64,
+    /// `mate` and `mated` drops by whether their length was proven shortest.
+    #[serde(default)]
+    pub mate_lengths: MateLengthCounts,
     /// psv/hcpe records whose move field is not legal in their position, and what was done.
     pub move_field: MoveFieldCounts,
     /// Kept positions whose side to move has an open entering-king path (`open_path = "tag"`).
@@ -197,6 +200,15 @@ pub struct CacheCounts {
     pub hits: u64,
     /// Nodes those positions would have searched again.
     pub nodes_saved: u64,
+}
+
+/// Mate lengths of the `mate` and `mated` drops (mates files on or off).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MateLengthCounts {
+    /// The search proved no shorter mate exists (`plies_exact` in mates.jsonl).
+    pub exact: u64,
+    /// The shortening ran out of nodes first: a shorter mate may exist.
+    pub inexact: u64,
 }
 
 /// Move-field statistics (`filter.move_field`).

@@ -22,6 +22,7 @@ mod dedup;
 mod determinism;
 mod formats;
 mod lifecycle;
+mod mates;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
 pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {

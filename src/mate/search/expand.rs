@@ -64,10 +64,20 @@ impl Searcher {
         match self.probe_within(bk ^ self.salt, child_hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(m, hand, len),
             Probe::Disproven { hand } => Child::disproven(m, hand, 0, NO_LOOP),
+            Probe::DisprovenWithin { hand, .. } => {
+                Child::disproven(m, hand, DEPTH_LIMITED, NO_LOOP)
+            }
             Probe::Unknown { .. } if self.past_cap(depth + 1, false) => {
                 Child::disproven(m, child_hand, DEPTH_LIMITED, NO_LOOP)
             }
             Probe::Unknown { pn, dn } => Child::unknown(m, pn, dn, Hand::EMPTY),
+            Probe::Miss { .. } if self.past_cap(depth + 1, false) => {
+                // Only a mate at once counts here: a yes or no, not the count.
+                match self.mate_by(pos, m, discover) {
+                    Some(proof) => Child::proven(m, proof, 0),
+                    None => Child::disproven(m, child_hand, DEPTH_LIMITED, NO_LOOP),
+                }
+            }
             Probe::Miss {
                 pn: pn_floor,
                 dn: dn_floor,
@@ -99,8 +109,6 @@ impl Searcher {
                 };
                 if n == 0 {
                     Child::proven(m, proof, 0)
-                } else if self.past_cap(depth + 1, false) {
-                    Child::disproven(m, child_hand, DEPTH_LIMITED, NO_LOOP)
                 } else {
                     let (pn, dn) = (n.max(pn_floor), dn_floor.max(1));
                     self.table.store(bk ^ self.salt, child_hand, pn, dn, 0, 0);
@@ -108,6 +116,32 @@ impl Searcher {
                 }
             }
         }
+    }
+
+    /// Whether check `m` of the current OR position mates at once, and if so the proof
+    /// hand of the position after it (empty for a contact check, which cannot be blocked).
+    /// A contact check is decided without playing it when `contact_mate` can; `discover`
+    /// caches the attacker's discovered-check candidates for the node.
+    #[inline(always)]
+    fn mate_by(
+        &mut self,
+        pos: &mut Position,
+        m: Move,
+        discover: &mut Option<Bitboard>,
+    ) -> Option<Hand> {
+        let ek = pos.king_square(self.attacker.flip());
+        if attacks::king(ek).has(m.to()) {
+            let discover = *discover.get_or_insert_with(|| {
+                pos.blockers(self.attacker, ek) & pos.pieces_of(self.attacker)
+            });
+            if let Some(mate) = contact_mate(pos, m, discover) {
+                return mate.then_some(Hand::EMPTY);
+            }
+        }
+        pos.do_move(m);
+        let proof = (!has_evasion(pos)).then(|| self.checkmate_proof(pos));
+        pos.undo_move();
+        proof
     }
 
     /// Whether a child at `depth` that is not already checkmated (an OR child with
@@ -122,13 +156,20 @@ impl Searcher {
     }
 
     /// Table lookup for a child at `depth`. Under a mate-length cap (`max_plies` below
-    /// [`MAX_DEPTH`](super::MAX_DEPTH)) a proof too long to end within the cap from here is not taken: the
+    /// [`MAX_DEPTH`](super::MAX_DEPTH)) a proof too long to end within the cap from here is
+    /// not taken, and neither is a disproof within fewer plies than the child has left: the
     /// child is then evaluated as if new (its stored numbers give no floor), so a capped
-    /// search only ever proves mates within the cap.
+    /// search only ever proves mates within the cap. A `DisprovenWithin` that is returned
+    /// covers every ply the child has left.
     #[inline(always)]
     fn probe_within(&self, key: u64, hand: Hand, depth: u32) -> Probe {
         match self.table.probe(key, hand) {
             Probe::Proven { len, .. } if depth + len as u32 > self.max_plies => {
+                Probe::Miss { pn: 0, dn: 0 }
+            }
+            Probe::DisprovenWithin { plies, .. }
+                if (plies as u32) < self.max_plies.saturating_sub(depth) =>
+            {
                 Probe::Miss { pn: 0, dn: 0 }
             }
             p => p,
@@ -196,6 +237,9 @@ impl Searcher {
         match self.probe_within(bk ^ self.salt, hand, depth + 1) {
             Probe::Proven { hand, len } => Child::proven(e, hand, len),
             Probe::Disproven { hand } => Child::disproven(e, hand, 0, NO_LOOP),
+            Probe::DisprovenWithin { hand, .. } => {
+                Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
+            }
             Probe::Unknown { .. } | Probe::Miss { .. } if self.past_cap(depth + 1, true) => {
                 Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
             }
@@ -242,24 +286,7 @@ impl Searcher {
                     continue;
                 }
                 let cap = captured(pos, m);
-                let discover = *discover.get_or_insert_with(|| {
-                    pos.blockers(self.attacker, ek) & pos.pieces_of(self.attacker)
-                });
-                let ph = match contact_mate(pos, m, discover) {
-                    // A contact check cannot be blocked: the proof needs no piece in hand.
-                    Some(mate) => mate.then_some(Hand::EMPTY),
-                    None => {
-                        pos.do_move(m);
-                        let ph = if has_evasion(pos) {
-                            None
-                        } else {
-                            Some(self.checkmate_proof(pos))
-                        };
-                        pos.undo_move();
-                        ph
-                    }
-                };
-                if let Some(ph) = ph {
+                if let Some(ph) = self.mate_by(pos, m, &mut discover) {
                     let ph = hands::before_move_proof(ph, m, cap);
                     let stored = if self.table.dominance() { ph } else { hand };
                     self.table.store(key, stored, 0, INF, 1, 1);

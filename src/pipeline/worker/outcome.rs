@@ -24,6 +24,9 @@ pub struct MateOut {
     pub kind: &'static str,
     /// Mate length in plies (0 for checkmated).
     pub plies: u32,
+    /// The search proved that no mate is shorter than `plies` ([`crate::mate::Verdict`]);
+    /// false for checkmated.
+    pub plies_exact: bool,
     /// The verified PV, USI.
     pub pv: Vec<String>,
     /// Solver nodes.
@@ -85,6 +88,9 @@ pub(crate) struct RecordExtra {
     pub(crate) mate: Option<MateOut>,
     /// The open entering-king path's audit detail (tag mode): files reached, in camp.
     pub(crate) open_path_detail: Value,
+    /// For mate and mated drops: whether the length was proven shortest (counted in the
+    /// report with mates off too).
+    pub(crate) plies_exact: Option<bool>,
     /// For repetition drops: `exact` or `inferior`, and whether it was perpetual check.
     pub(crate) repetition: Option<(&'static str, bool)>,
     /// For rejects: the raw record bytes, hex (the first [`MAX_RAW_BYTES`] of them).
@@ -105,6 +111,7 @@ static NO_EXTRA: RecordExtra = RecordExtra {
     detail: Value::Null,
     mate: None,
     open_path_detail: Value::Null,
+    plies_exact: None,
     repetition: None,
     raw_hex: None,
     raw_text: None,

@@ -138,6 +138,9 @@ pub(super) fn mate(
     if let Some(reason) = drop_reason(v.result) {
         let pv: Vec<String> = v.pv.iter().map(|m| m.to_usi()).collect();
         r.extra_mut().detail = json!({"plies": v.plies, "pv": pv, "nodes": v.nodes});
+        if matches!(reason, DropReason::Mate | DropReason::Mated) {
+            r.extra_mut().plies_exact = Some(v.plies_exact);
+        }
         if reason != DropReason::NoLegalMoves {
             // With mates off too: the run report counts mate lengths and game results.
             let teacher = rec.decoded.teacher.as_ref();
@@ -238,6 +241,7 @@ fn terminal_only(pos: &Position) -> Verdict {
     Verdict {
         result,
         plies: 0,
+        plies_exact: false,
         pv: Vec::new(),
         nodes: 0,
         timed_out: false,
@@ -270,6 +274,7 @@ fn mate_out(
         sfen: pos.to_sfen(),
         kind: reason.name(),
         plies: v.plies,
+        plies_exact: v.plies_exact,
         pv: v.pv.iter().map(|m| m.to_usi()).collect(),
         nodes: v.nodes,
         binary,
