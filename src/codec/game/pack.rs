@@ -88,6 +88,20 @@ fn scan(bytes: &[u8], first: usize) -> (u32, Option<usize>) {
     (plies, None)
 }
 
+/// The plies whose 4 bytes are all in `bytes`, and whether the game's terminal (marker and
+/// end reason) is there too.
+pub(crate) fn count(bytes: &[u8]) -> (u32, bool) {
+    let Some(first) = bytes.first().and_then(|&tag| plies_start(tag)) else {
+        return (0, false);
+    };
+    let (plies, marker) = scan(bytes, first);
+    match marker {
+        Some(m) if m + 3 <= bytes.len() => (plies, true),
+        // The scan counts a ply of which only 2 or 3 bytes are left.
+        _ => (((bytes.len().max(first) - first) / 4) as u32, false),
+    }
+}
+
 /// Decodes one framed .pack game into `game`.
 pub(crate) fn decode(
     bytes: &[u8],
