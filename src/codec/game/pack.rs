@@ -102,6 +102,9 @@ pub(crate) fn count(bytes: &[u8]) -> (u32, bool) {
     }
 }
 
+/// The end reason "interrupt".
+const END_INTERRUPT: u8 = 3;
+
 /// Decodes one framed .pack game into `game`.
 pub(crate) fn decode(
     bytes: &[u8],
@@ -115,7 +118,9 @@ pub(crate) fn decode(
     let end = marker.and_then(|m| Some((marker_result(u16_at(bytes, m))?, *bytes.get(m + 2)?)));
     game.meta = GameMeta::Pack {
         result: end.map_or(0, |e| e.0),
-        end_reason: end.map_or(0, |e| e.1),
+        // A game without its terminal ends as interrupted (a draw), so that what is
+        // written of it back is a consistent game (rsshogi refuses a draw by resignation).
+        end_reason: end.map_or(END_INTERRUPT, |e| e.1),
         startpos_tag: tag == 1,
     };
     game.start = start_position(bytes, tag)?;

@@ -278,11 +278,12 @@ fn check_inputs(raw: &RawConfig) -> Result<(), Bad> {
             ),
         ));
     }
-    if !matches!(raw.mates.format, FormatChoice::Is(f) if f != Format::Usi) {
-        // `usi` holds a game, not one position; `auto` / `same` name no format.
+    if !matches!(raw.mates.format, FormatChoice::Is(f) if f != Format::Usi && !f.is_game()) {
+        // `usi` and the game formats hold a game, not one position; `auto` / `same` name
+        // no format.
         let usable: Vec<&str> = Format::ALL
             .into_iter()
-            .filter(|&f| f != Format::Usi)
+            .filter(|&f| f != Format::Usi && !f.is_game())
             .map(Format::name)
             .collect();
         return Err((
