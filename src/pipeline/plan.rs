@@ -71,7 +71,12 @@ impl Plan {
             .map(|p| input::detect(p, explicit))
             .collect::<Result<_, _>>()?;
         for (path, d) in paths.iter().zip(&detections) {
-            check_conversion(path, d.format, settings.output_format)?;
+            check_conversion(
+                path,
+                d.format,
+                settings.output_format,
+                config.synthetic_fields,
+            )?;
         }
         let reference_detections = references
             .iter()
@@ -245,13 +250,25 @@ fn file_lines(s: &mut String, paths: &[PathBuf], detections: &[Detection]) {
 
 /// Refuses an output format that cannot hold `input`'s records: a game format (hcpe3,
 /// .pack, sbinpack) is written only from the same format, as whole games with the kept
-/// positions; any format converts to a record format.
+/// positions; a format with teacher fields (psv, hcpe) from one without them only with
+/// `synthetic_fields` (every record would get score 0, no move and a draw).
 fn check_conversion(
     path: &std::path::Path,
     input: Format,
     output: Option<Format>,
+    synthetic_fields: bool,
 ) -> Result<(), PipelineError> {
     match output {
+        Some(out)
+            if out.has_teacher_fields() && !input.has_teacher_fields() && !synthetic_fields =>
+        {
+            Err(PipelineError::Conversion(format!(
+                "{}: {input} records have no score, move or result: written as {out} every \
+                 record would get score 0, no move and a draw, which a trainer takes for \
+                 real labels; set output.synthetic_fields = true if that is what you want",
+                path.display()
+            )))
+        }
         Some(out) if out.is_game() && out != input => Err(PipelineError::Conversion(format!(
             "{}: a {input} input cannot be written as {out}: a game format is written only \
              from the same format (set output.format to `same`, or to one of sfen, usi, \

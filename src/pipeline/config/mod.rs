@@ -55,6 +55,8 @@ pub struct Config {
     pub(crate) out_dir: PathBuf,
     /// Format of the kept shards, `None` = that of each input.
     pub(crate) out_format: Option<Format>,
+    /// Converting records without teacher fields into psv / hcpe is allowed.
+    pub(crate) synthetic_fields: bool,
     /// Records per shard (> 0).
     pub(crate) shard_records: u64,
     /// zstd level of the shards, `None` = uncompressed.
@@ -201,6 +203,7 @@ impl Config {
                 None => join(Path::new(&raw.output.dir)),
             },
             out_format: raw.output.format.format(),
+            synthetic_fields: raw.output.synthetic_fields,
             shard_records: raw.output.shard_records,
             zstd_level: (raw.output.compression == Compression::Zstd)
                 .then_some(raw.output.zstd_level),

@@ -51,6 +51,11 @@ const TABLES: &[Table] = &[
                  format (hcpe3, pack, sbinpack) is written only as itself (same)",
             ),
             (
+                "synthetic_fields",
+                "allow sfen / usi / psfen / hcp to be written as psv / hcpe, with score 0, \
+                 no move and a draw in every record (refused otherwise)",
+            ),
+            (
                 "shard_records",
                 "records per kept shard (kept/part-00000.<fmt>[.zst])",
             ),

@@ -284,3 +284,51 @@ fn repetition_on_game_formats_and_inferred_hcpe_equals_the_usi_lines() {
     let out = run("in.hcpe", &hcpe[..end * 38]);
     assert_eq!(repetition_drops(&out, &record_places(None, n)), usi_drops);
 }
+
+#[test]
+fn conversions_that_would_invent_or_lose_fields_are_refused_before_the_run() {
+    let dir = TempDir::new("run-games-convert");
+    let off = "[filter.mate]\nenabled = false\n[filter.dedup]\nenabled = false\n";
+    let run = |input: &Path, extra: &str| {
+        let cfg = config(&dir, &[input], &format!("{extra}\n{off}"));
+        let out = dir.join("out");
+        crate::support::run_bin(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"])
+    };
+    // Start positions carry no score, move or result.
+    let psfen = super::startpos_file(&dir, "in.psfen", 50);
+    let (ok, _, err) = run(&psfen, "format = \"psv\"");
+    assert!(
+        !ok && err.contains("synthetic_fields") && err.contains("in.psfen"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&psfen, "format = \"psv\"\nsynthetic_fields = true");
+    assert!(ok, "{err}");
+    // One game format is not written as another.
+    let pack = dir.join("in.pack");
+    std::fs::write(&pack, first_games(GameFormat::Pack, 10)).unwrap();
+    let (ok, _, err) = run(&pack, "format = \"hcpe3\"");
+    assert!(
+        !ok && err.contains("in.pack") && err.contains("same format"),
+        "{err}"
+    );
+    // A game format converts to psv: each kept position with its move, eval and result.
+    let (ok, _, err) = run(&pack, "format = \"psv\"");
+    assert!(ok, "{err}");
+    let out = dir.join("out");
+    let kept = std::fs::read(out.join("kept/part-00000.psv")).unwrap();
+    let dropped = decisions(&out);
+    let want: Vec<_> = records_of(GameFormat::Pack, &first_games(GameFormat::Pack, 10))
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains_key(&(*i as u64)))
+        .map(|(_, r)| r)
+        .collect();
+    assert_eq!(kept.len(), 40 * want.len());
+    for (rec, (sfen, mv, eval)) in kept.chunks(40).zip(&want) {
+        let d = posfilter::codec::decode(posfilter::codec::Format::Psv, rec).unwrap();
+        assert_eq!(d.position.to_sfen(), *sfen);
+        let t = d.teacher.unwrap();
+        assert_eq!(t.mv.unwrap().to_usi(), *mv);
+        assert_eq!(t.score as i32, *eval);
+    }
+}
