@@ -197,6 +197,10 @@ pub struct Tallies {
     /// dropped position inside a game).
     #[serde(default)]
     pub games_cut: u64,
+    /// hcpe input: the games inferred from the chain of best moves (a record whose
+    /// position the previous record's best move does not lead to starts one).
+    #[serde(default)]
+    pub hcpe_games_inferred: u64,
 }
 
 /// Verdict-cache statistics (`filter.mate.cache_mb`). They depend on scheduling (which

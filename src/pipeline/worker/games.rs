@@ -22,9 +22,9 @@ use crate::shogi::{Move, Position};
 
 impl Worker {
     /// hcpe: whether the record decoded into slot `slot` continues the game of the record
-    /// before it (that one's best move leads to it); if not, its game starts here and the
-    /// repetition history is cleared.
-    pub(super) fn follow_chain(&mut self, slot: usize, decoded: bool) {
+    /// before it (that one's best move leads to it); if not, its game starts here, the
+    /// repetition history is cleared and `true` is returned.
+    pub(super) fn follow_chain(&mut self, slot: usize, decoded: bool) -> bool {
         let d = &self.decoded[slot];
         let continues = decoded
             && self
@@ -43,6 +43,7 @@ impl Worker {
             }
             (None, true) => self.chain = Some((d.position.clone(), best)),
         }
+        !continues
     }
 
     /// Decides every record of `batch`, a batch of whole games, into `outcome`.

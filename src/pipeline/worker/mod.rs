@@ -43,6 +43,8 @@ pub(crate) struct Worker {
     /// hcpe: the previous record's position and best move, when it decoded (the chain of
     /// best moves that makes consecutive records one game, `codec::game::infer`).
     chain: Option<(crate::shogi::Position, crate::shogi::Move)>,
+    /// hcpe: games inferred in the batch being decided.
+    hcpe_games: u64,
 }
 
 /// Records between two calls of the progress tick.
@@ -63,6 +65,7 @@ impl Worker {
             game: None,
             positions: Vec::new(),
             chain: None,
+            hcpe_games: 0,
         }
     }
 
@@ -106,6 +109,7 @@ impl Worker {
             tick,
             &mut outcome,
         );
+        outcome.hcpe_games = std::mem::take(&mut self.hcpe_games);
         outcome
     }
 
@@ -177,6 +181,7 @@ impl Worker {
     fn start_sequence(&mut self, settings: &Settings) {
         self.history.clear();
         self.chain = None;
+        self.hcpe_games = 0;
         if let (Some(solver), Some(true)) = (
             &mut self.solver,
             settings.mate.as_ref().map(|m| m.table_per_batch),
@@ -198,8 +203,8 @@ impl Worker {
         s: &Settings,
         out: &mut Vec<u8>,
     ) -> RecordOutcome {
-        if format == Format::Hcpe && s.repetition.is_some() {
-            self.follow_chain(slot, decoded.is_ok());
+        if format == Format::Hcpe {
+            self.hcpe_games += self.follow_chain(slot, decoded.is_ok()) as u64;
         }
         let mut record = stages::Record {
             decoded: &mut self.decoded[slot],

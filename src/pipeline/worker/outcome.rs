@@ -129,6 +129,8 @@ pub(crate) struct BatchOutcome {
     /// A game format written as itself: each game of the batch, in order (the commit writes
     /// it with the positions it keeps); empty otherwise.
     pub(crate) games: Vec<GameOut>,
+    /// hcpe: games inferred in the batch (records that start one, `Worker::follow_chain`).
+    pub(crate) hcpe_games: u64,
 }
 
 /// A decoded game and how many of the batch's records are its own (its records as
@@ -149,6 +151,7 @@ impl BatchOutcome {
         self.records.clear();
         self.out.clear();
         self.games.clear();
+        self.hcpe_games = 0;
     }
 }
 

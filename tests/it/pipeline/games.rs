@@ -286,6 +286,7 @@ fn repetition_on_game_formats_and_inferred_hcpe_equals_the_usi_lines() {
     let hcpe = unzstd("codec/teacher.hcpe.zst");
     let out = run("in.hcpe", &hcpe[..end * 38]);
     assert_eq!(repetition_drops(&out, &record_places(None, n)), usi_drops);
+    assert_eq!(report(&out)["hcpe_games_inferred"], n as u64);
 }
 
 #[test]
