@@ -1,13 +1,16 @@
 //! `posfilter inspect FILE`: format (and why), record count, games, side-to-move split,
 //! piece and hand statistics, malformed records with offsets, move-field legality; `--dump`
-//! prints every record as a line.
+//! prints every record as a line. Game formats add their game statistics
+//! (`inspect_games.rs`); hcpe counts the games inferred from its chain of best moves.
 
+use super::inspect_games::{each_game, GameStats};
 use anyhow::{Context, Result};
+use posfilter::codec::game::{infer::HcpeGames, Game, GameFormat};
 use posfilter::codec::{self, Format, GameResult, TeacherFields};
 use posfilter::filter::declaration::{open_path_info, OpenPathStats};
 use posfilter::io::batch::{batches_of, BatchOptions};
 use posfilter::io::input::detect;
-use posfilter::shogi::{Color, PieceType};
+use posfilter::shogi::{Color, PieceType, Position};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -38,6 +41,8 @@ struct Stats {
     unreadable: Option<String>,
     /// Entering-king open paths (seed 004, docs/references.md) of both kings.
     open_path: OpenPathStats,
+    /// Game formats: the games.
+    games_of: Option<GameStats>,
 }
 
 /// Runs `inspect` on `path`.
@@ -50,6 +55,9 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
         records: 1 << 16,
         align_games: false,
     };
+    let mut hcpe_games = HcpeGames::new();
+    let mut game = GameFormat::of(det.format).map(Game::new);
+    let mut game_stats = GameStats::default();
     for batch in batches_of(path, det.format, opts) {
         let batch = batch?;
         if let Some(e) = batch.unreadable() {
@@ -59,9 +67,28 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
         if let Some(t) = batch.tail() {
             st.tail = Some(json!({"offset": t.offset, "bytes": t.len}));
         }
+        if let Some(game) = game.as_mut() {
+            st.records += batch.len() as u64;
+            let mut failed = None;
+            each_game(&batch, game, &mut game_stats, &mut |pos, t| {
+                st.decoded += 1;
+                add_position(&mut st, pos);
+                count_move(&mut st, t, det.format);
+                if dump && failed.is_none() {
+                    failed = write_dump(&mut out, pos.to_sfen(), Some(t)).err();
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            continue;
+        }
         for rec in batch.iter() {
             st.records += 1;
-            st.games += rec.new_game as u64;
+            st.games += match det.format {
+                Format::Hcpe => hcpe_games.push(rec.bytes),
+                _ => rec.new_game,
+            } as u64;
             match codec::decode(det.format, rec.bytes) {
                 Err(e) => {
                     *st.malformed_by_reason.entry(e.code()).or_default() += 1;
@@ -77,20 +104,7 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
                 Ok(d) => {
                     let pos = &d.position;
                     st.decoded += 1;
-                    st.side[pos.side_to_move().index()] += 1;
-                    st.in_check += pos.in_check() as u64;
-                    st.open_path.add(&open_path_info(pos));
-                    *st.pieces_on_board
-                        .entry(pos.occupied().count())
-                        .or_default() += 1;
-                    if !pos.hand(Color::Black).is_empty() || !pos.hand(Color::White).is_empty() {
-                        st.with_hand += 1;
-                    }
-                    for c in Color::ALL {
-                        for pt in PieceType::HAND {
-                            st.hand_pieces[c.index()][pt.index()] += pos.hand(c).count(pt) as u64;
-                        }
-                    }
+                    add_position(&mut st, pos);
                     if let Some(t) = &d.teacher {
                         count_move(&mut st, t, det.format);
                     }
@@ -102,8 +116,27 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
         }
     }
     out.flush()?;
+    st.games_of = game.is_some().then_some(game_stats);
     report(path, &det, &st, json_out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Counts a decoded position's side to move, check, pieces, hands and open paths.
+fn add_position(st: &mut Stats, pos: &Position) {
+    st.side[pos.side_to_move().index()] += 1;
+    st.in_check += pos.in_check() as u64;
+    st.open_path.add(&open_path_info(pos));
+    *st.pieces_on_board
+        .entry(pos.occupied().count())
+        .or_default() += 1;
+    if !pos.hand(Color::Black).is_empty() || !pos.hand(Color::White).is_empty() {
+        st.with_hand += 1;
+    }
+    for c in Color::ALL {
+        for pt in PieceType::HAND {
+            st.hand_pieces[c.index()][pt.index()] += pos.hand(c).count(pt) as u64;
+        }
+    }
 }
 
 fn count_move(st: &mut Stats, t: &TeacherFields, format: Format) {
@@ -176,7 +209,10 @@ fn report(
         "malformed_first": st.malformed,
         "tail": st.tail,
         "unreadable": st.unreadable,
-        "games": (det.format == Format::Psv).then_some(st.games),
+        "games": match &st.games_of {
+            Some(g) => g.to_json(),
+            None => json!(matches!(det.format, Format::Psv | Format::Hcpe).then_some(st.games)),
+        },
         "side_to_move": {"black": st.side[0], "white": st.side[1]},
         "in_check": st.in_check,
         "pieces_on_board": {"min": (st.decoded > 0).then_some(min), "max": (st.decoded > 0).then_some(max), "mean": mean,
@@ -212,8 +248,13 @@ fn report(
     if let Some(why) = &st.unreadable {
         writeln!(e, "unreadable  {why}")?;
     }
-    if det.format == Format::Psv {
-        writeln!(e, "games     {}", st.games)?;
+    match &st.games_of {
+        Some(g) => g.write(&mut e)?,
+        None if det.format == Format::Hcpe => {
+            writeln!(e, "games     {} (inferred from the best moves)", st.games)?;
+        }
+        None if det.format == Format::Psv => writeln!(e, "games     {}", st.games)?,
+        None => {}
     }
     writeln!(
         e,

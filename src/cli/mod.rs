@@ -3,6 +3,7 @@
 mod common;
 mod init;
 mod inspect;
+mod inspect_games;
 mod mate;
 mod perft;
 mod report;

@@ -5,9 +5,10 @@
 //! # Adding a format
 //! A new format is a variant of [`Format`] with its name, its [`Framing`] and an entry in
 //! [`Format::ALL`]; names, parsing, `FormatChoice` and the error messages that list the
-//! formats follow from those. A format whose records are neither text lines nor of one fixed
-//! size (a game per record) adds a [`Framing`] variant, and every `match` on `Framing` then
-//! shows where records are cut.
+//! formats follow from those. Every `match` on `Framing` shows where records are cut: text
+//! lines, fixed-size records, or whole games ([`Framing::Game`]: hcpe3, .pack, sbinpack,
+//! read and written game by game through `codec::game`, where each position before a move
+//! is one record).
 //!
 //! Nothing here depends on a format module: they depend on this file.
 
@@ -32,6 +33,9 @@ pub enum Framing {
     Line,
     /// Records of exactly this many bytes, back to back.
     Fixed(usize),
+    /// Whole games of variable length (`codec::game` frames them); each position before a
+    /// move is one record.
+    Game,
 }
 
 /// A record format. Its name (`psv`, …) is its text form everywhere (CLI, config, JSON).
@@ -50,22 +54,32 @@ pub enum Format {
     Hcp,
     /// dlshogi HuffmanCodedPosAndEval, 38 bytes.
     Hcpe,
+    /// dlshogi self-play games (`codec::game::hcpe3`).
+    Hcpe3,
+    /// YaneuraOu / rshogi game records (`codec::game::pack`).
+    Pack,
+    /// rshogi / rsshogi game chains in `SBN2` chunks (`codec::game::sbinpack`).
+    Sbinpack,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 9] = [
         Format::Sfen,
         Format::Usi,
         Format::Psfen,
         Format::Psv,
         Format::Hcp,
         Format::Hcpe,
+        Format::Hcpe3,
+        Format::Pack,
+        Format::Sbinpack,
     ];
     /// The formats of fixed-size binary records.
     pub const BINARY: [Format; 4] = [Format::Psfen, Format::Psv, Format::Hcp, Format::Hcpe];
 
-    /// The format's name, also its file extension: `sfen`, `usi`, `psfen`, `psv`, `hcp`, `hcpe`.
+    /// The format's name, also its file extension: `sfen`, `usi`, `psfen`, `psv`, `hcp`,
+    /// `hcpe`, `hcpe3`, `pack`, `sbinpack`.
     pub const fn name(self) -> &'static str {
         match self {
             Format::Sfen => "sfen",
@@ -74,6 +88,9 @@ impl Format {
             Format::Psv => "psv",
             Format::Hcp => "hcp",
             Format::Hcpe => "hcpe",
+            Format::Hcpe3 => "hcpe3",
+            Format::Pack => "pack",
+            Format::Sbinpack => "sbinpack",
         }
     }
 
@@ -90,6 +107,7 @@ impl Format {
             Format::Psv => Framing::Fixed(PSV_SIZE),
             Format::Hcp => Framing::Fixed(HCP_SIZE),
             Format::Hcpe => Framing::Fixed(HCPE_SIZE),
+            Format::Hcpe3 | Format::Pack | Format::Sbinpack => Framing::Game,
         }
     }
 
@@ -97,8 +115,13 @@ impl Format {
     pub const fn record_size(self) -> Option<usize> {
         match self.framing() {
             Framing::Fixed(n) => Some(n),
-            Framing::Line => None,
+            Framing::Line | Framing::Game => None,
         }
+    }
+
+    /// Whether the format stores whole games (hcpe3, .pack, sbinpack).
+    pub const fn is_game(self) -> bool {
+        matches!(self.framing(), Framing::Game)
     }
 
     /// Whether records are text lines.
@@ -106,9 +129,10 @@ impl Format {
         matches!(self.framing(), Framing::Line)
     }
 
-    /// Whether records carry teacher fields (score, move, result).
+    /// Whether records carry teacher fields (score, move, result): psv, hcpe and the game
+    /// formats (each position's move, its eval and the game's result).
     pub const fn has_teacher_fields(self) -> bool {
-        matches!(self, Format::Psv | Format::Hcpe)
+        matches!(self, Format::Psv | Format::Hcpe) || self.is_game()
     }
 
     /// The format whose extension is `ext` (case-insensitive; `packedsfen` / `bin` aliases
@@ -283,6 +307,10 @@ pub enum CodecError {
     /// The position cannot be written in the requested format.
     #[error("cannot encode: {0}")]
     Unrepresentable(String),
+    /// A game format has no record of one position on its own: its files are read and
+    /// written game by game (`codec::game`).
+    #[error("{0} holds whole games, not records of one position: read and write it by games")]
+    WholeGames(Format),
 }
 
 impl CodecError {
@@ -300,6 +328,7 @@ impl CodecError {
             CodecError::Usi { .. } => "usi",
             CodecError::Text(_) => "text",
             CodecError::Unrepresentable(_) => "unrepresentable",
+            CodecError::WholeGames(_) => "whole_games",
         }
     }
 }

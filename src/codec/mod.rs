@@ -10,6 +10,7 @@
 //! | `psv`   | 40 B PackedSfenValue | [`psfen`] |
 //! | `hcp`   | 32 B Apery HuffmanCodedPos | [`hcp`] |
 //! | `hcpe`  | 38 B dlshogi HuffmanCodedPosAndEval | [`hcp`] |
+//! | `hcpe3`, `pack`, `sbinpack` | whole games; each position before a move is a record | [`game`] |
 //!
 //! # Contract
 //! The vocabulary every format module shares ([`Format`], [`CodecError`], record sizes)
@@ -80,6 +81,7 @@ pub fn decode(format: Format, bytes: &[u8]) -> Result<Decoded, CodecError> {
                 history: None,
             })
         }
+        Format::Hcpe3 | Format::Pack | Format::Sbinpack => Err(CodecError::WholeGames(format)),
     }
 }
 
@@ -135,6 +137,7 @@ fn binary_scheme(format: Format) -> Result<&'static packed::Scheme, CodecError> 
         Format::Sfen | Format::Usi => Err(CodecError::Text(format!(
             "{format} is a line format, not a binary one"
         ))),
+        Format::Hcpe3 | Format::Pack | Format::Sbinpack => Err(CodecError::WholeGames(format)),
     }
 }
 
@@ -170,6 +173,7 @@ pub fn decode_position_binary(format: Format, bytes: &[u8]) -> Result<Position, 
         Format::Sfen | Format::Usi => Err(CodecError::Text(format!(
             "{format} is a line format, not a binary one"
         ))),
+        Format::Hcpe3 | Format::Pack | Format::Sbinpack => Err(CodecError::WholeGames(format)),
     }
 }
 
@@ -304,6 +308,9 @@ pub fn encode(
             };
             tail.write(&mut rec);
             out.extend_from_slice(&rec);
+        }
+        Format::Hcpe3 | Format::Pack | Format::Sbinpack => {
+            return Err(CodecError::WholeGames(format))
         }
     }
     Ok(())

@@ -34,6 +34,7 @@ pub use repetition::{
     RepetitionSelect,
 };
 
+use crate::codec::game::GameError;
 use crate::codec::{CodecError, Format};
 use crate::shogi::Invalid;
 use serde::{Deserialize, Serialize};
@@ -138,6 +139,9 @@ pub enum RejectReason {
     /// for it.
     #[error("{0}")]
     Unreadable(String),
+    /// A game (hcpe3, .pack, sbinpack) stops at a fault: its records from there on.
+    #[error("{0}")]
+    Game(GameError),
 }
 
 impl RejectReason {
@@ -148,6 +152,7 @@ impl RejectReason {
             RejectReason::Truncated { .. } => "truncated",
             RejectReason::Malformed(_) => "malformed",
             RejectReason::Unreadable(_) => "unreadable",
+            RejectReason::Game(e) => e.kind.code(),
         }
     }
 }

@@ -389,18 +389,23 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
         return done(f, reasons);
     }
     reasons.push("binary (not printable text)".into());
+    if sample.starts_with(&codec::game::sbinpack::MAGIC) {
+        reasons.push("sbinpack chunk magic SBN2".into());
+        return done(Format::Sbinpack, reasons);
+    }
     let mut survivors = Vec::new();
-    for f in Format::BINARY {
+    for f in Format::BINARY.into_iter().chain(GAME_FORMATS) {
         let (ok, tried) = probe(f, &sample);
-        let size = f.record_size().unwrap_or(1);
-        let divides = known_len.map(|l| l % size as u64 == 0);
+        let size = f.record_size();
+        let divides = known_len.zip(size).map(|(l, size)| l % size as u64 == 0);
         let fits = tried > 0 && ok * 10 >= tried * 9;
+        let what = if f.is_game() { "games" } else { "records" };
         reasons.push(format!(
-            "{f}: {ok} of the first {tried} records decode{}",
-            match divides {
-                Some(true) => format!(", length is a multiple of {size}"),
-                Some(false) => format!(", length is not a multiple of {size}"),
-                None => String::new(),
+            "{f}: {ok} of the first {tried} {what} decode{}",
+            match (divides, size) {
+                (Some(true), Some(size)) => format!(", length is a multiple of {size}"),
+                (Some(false), Some(size)) => format!(", length is not a multiple of {size}"),
+                _ => String::new(),
             }
         ));
         if fits {
@@ -436,8 +441,16 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
     }
 }
 
-/// Decodes up to [`PROBE_RECORDS`] records of `format` from `sample`: (decoded, tried).
+/// The game formats the detector probes after the fixed-size ones (sbinpack is known by
+/// its magic).
+const GAME_FORMATS: [Format; 2] = [Format::Hcpe3, Format::Pack];
+
+/// Decodes up to [`PROBE_RECORDS`] records of `format` from `sample`: (decoded, tried). A
+/// game format decodes up to `codec::game::PROBE_GAMES` games (ok: no fault and a move).
 pub fn probe(format: Format, sample: &[u8]) -> (usize, usize) {
+    if let Some(g) = codec::game::GameFormat::of(format) {
+        return codec::game::probe(g, sample, sample.len() < PROBE_BYTES);
+    }
     let mut ok = 0;
     let mut tried = 0;
     match format.record_size() {
@@ -470,8 +483,9 @@ fn probe_note(format: Format, sample: &[u8], known_len: Option<u64>) -> Option<S
     let (ok, tried) = probe(format, sample);
     let mut notes = Vec::new();
     if ok < tried {
+        let what = if format.is_game() { "games" } else { "records" };
         notes.push(format!(
-            "only {ok} of the first {tried} records decode as {format}"
+            "only {ok} of the first {tried} {what} decode as {format}"
         ));
     }
     if let (Some(len), Some(size)) = (known_len, format.record_size()) {

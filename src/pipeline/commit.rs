@@ -71,6 +71,8 @@ pub(crate) struct Commit {
     out_dir: std::path::PathBuf,
     shard_records: u64,
     zstd_level: Option<i32>,
+    /// A game format written as itself: the game being committed.
+    games: super::games_out::GameWriter,
 }
 
 /// How the commit writes.
@@ -147,6 +149,7 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
+            games: super::games_out::GameWriter::default(),
         })
     }
 
@@ -217,6 +220,7 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
+            games: super::games_out::GameWriter::default(),
         })
     }
 
@@ -251,6 +255,9 @@ impl Commit {
 
     /// Applies one batch's outcomes in order.
     pub(crate) fn apply(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
+        if !outcome.games.is_empty() {
+            return self.apply_games(format, outcome);
+        }
         for chunk in outcome.records.chunks(WARM_CHUNK) {
             if let Some(index) = &self.dedup {
                 // The index is far larger than the caches and the TLB: touch the slots of a
@@ -268,8 +275,21 @@ impl Commit {
         Ok(())
     }
 
-    /// Applies one record: its tallies, dedup, then the files its decision writes to.
-    fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<()> {
+    /// Applies a batch of a game format written as itself, game by game (`games_out.rs`).
+    fn apply_games(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
+        let mut records = outcome.records.iter();
+        for g in &outcome.games {
+            let records = records.by_ref().take(g.records as usize);
+            let kept = records.map(|r| self.apply_record(format, r, &outcome.out));
+            let kept = kept.collect::<io::Result<Vec<bool>>>()?;
+            let at = self.kept_writer(format);
+            (self.games).write(&g.game, &kept, &mut self.kept[at].1, &mut self.tallies)?;
+        }
+        Ok(())
+    }
+
+    /// Applies one record (tallies, dedup, the files its decision writes); true if kept.
+    fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<bool> {
         self.tally(r);
         let extra = r.extra();
         let (decision, detail) = match self.dedup(r)? {
@@ -279,10 +299,11 @@ impl Commit {
         self.gathered
             .add(r, &decision, file_name(&self.files, r.file));
         match &decision {
-            Decision::Keep => self.keep(format, r, out),
-            Decision::Drop(reason) => self.drop(*reason, r, detail),
-            Decision::Reject(reason) => self.reject(reason, r),
+            Decision::Keep => self.keep(format, r, out)?,
+            Decision::Drop(reason) => self.drop(*reason, r, detail)?,
+            Decision::Reject(reason) => self.reject(reason, r)?,
         }
+        Ok(decision.is_keep())
     }
 
     /// Counts the record and adds what the worker spent and saw.
@@ -330,24 +351,30 @@ impl Commit {
         self.tallies.open_path_tagged += r.open_path as u64;
         self.audit_kept(r)?;
         let target = self.out_format.unwrap_or(format);
-        let at = match self.kept.iter().position(|(f, _)| *f == target) {
-            Some(at) => at,
-            None => {
-                let opts = OutputOptions {
-                    zstd_level: self.zstd_level,
-                    shard_records: self.shard_records,
-                };
-                let dir = self.out_dir.join("kept");
-                self.kept
-                    .push((target, ShardWriter::new(&dir, target, opts)));
-                self.kept.len() - 1
-            }
-        };
+        if target.is_game() {
+            return Ok(()); // written with its game (`apply_games`)
+        }
+        let at = self.kept_writer(target);
         let bytes = out.get(r.out.clone()).unwrap_or(&[]);
         self.kept[at]
             .1
             .write_record(bytes)
             .map_err(io::Error::other)
+    }
+
+    /// The place in `kept` of the writer of `target`, opened on first use.
+    fn kept_writer(&mut self, target: Format) -> usize {
+        if let Some(at) = self.kept.iter().position(|(f, _)| *f == target) {
+            return at;
+        }
+        let opts = OutputOptions {
+            zstd_level: self.zstd_level,
+            shard_records: self.shard_records,
+        };
+        let dir = self.out_dir.join("kept");
+        self.kept
+            .push((target, ShardWriter::new(&dir, target, opts)));
+        self.kept.len() - 1
     }
 
     /// The audit line of a kept record the worker tagged (`open_path = "tag"`,

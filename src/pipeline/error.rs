@@ -42,6 +42,9 @@ pub enum PipelineError {
     /// directory is as a killed run leaves it).
     #[error("the run was stopped before it finished")]
     Interrupted,
+    /// An input cannot be written in the output format (the message says why).
+    #[error("{0}")]
+    Conversion(String),
     /// `--resume` found nothing it can go on from.
     #[error("cannot resume the run in {dir}: {why}")]
     Resume {

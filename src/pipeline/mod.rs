@@ -39,6 +39,7 @@ mod control;
 mod decide;
 pub(crate) mod dedup_log;
 mod error;
+mod games_out;
 mod gather;
 pub(crate) mod output;
 pub(crate) mod plan;

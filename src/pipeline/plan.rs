@@ -12,6 +12,7 @@ use super::error::PipelineError;
 use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
+use crate::codec::Format;
 use crate::io::batch::InputSpec;
 use crate::io::input::{self, Detection};
 use indicatif::{BinaryBytes, HumanCount};
@@ -65,10 +66,18 @@ impl Plan {
             });
         }
         let explicit = config.input_format;
-        let detections = paths
+        let detections: Vec<Detection> = paths
             .iter()
             .map(|p| input::detect(p, explicit))
             .collect::<Result<_, _>>()?;
+        for (path, d) in paths.iter().zip(&detections) {
+            check_conversion(
+                path,
+                d.format,
+                settings.output_format,
+                config.synthetic_fields,
+            )?;
+        }
         let reference_detections = references
             .iter()
             .map(|p| input::detect(p, None))
@@ -82,7 +91,8 @@ impl Plan {
         })
     }
 
-    /// The input's record count when every file tells it (uncompressed binary files).
+    /// The input's record count when every file tells it (uncompressed binary files; game
+    /// formats tell it only once read).
     pub(crate) fn exact_records(&self) -> Option<u64> {
         self.detections.iter().map(exact_records).sum()
     }
@@ -235,5 +245,36 @@ fn file_lines(s: &mut String, paths: &[PathBuf], detections: &[Detection]) {
             BinaryBytes(d.file_bytes),
             d.reasons.join("; ")
         );
+    }
+}
+
+/// Refuses an output format that cannot hold `input`'s records: a game format (hcpe3,
+/// .pack, sbinpack) is written only from the same format, as whole games with the kept
+/// positions; a format with teacher fields (psv, hcpe) from one without them only with
+/// `synthetic_fields` (every record would get score 0, no move and a draw).
+fn check_conversion(
+    path: &std::path::Path,
+    input: Format,
+    output: Option<Format>,
+    synthetic_fields: bool,
+) -> Result<(), PipelineError> {
+    match output {
+        Some(out)
+            if out.has_teacher_fields() && !input.has_teacher_fields() && !synthetic_fields =>
+        {
+            Err(PipelineError::Conversion(format!(
+                "{}: {input} records have no score, move or result: written as {out} every \
+                 record would get score 0, no move and a draw, which a trainer takes for \
+                 real labels; set output.synthetic_fields = true if that is what you want",
+                path.display()
+            )))
+        }
+        Some(out) if out.is_game() && out != input => Err(PipelineError::Conversion(format!(
+            "{}: a {input} input cannot be written as {out}: a game format is written only \
+             from the same format (set output.format to `same`, or to one of sfen, usi, \
+             psfen, psv, hcp, hcpe)",
+            path.display()
+        ))),
+        _ => Ok(()),
     }
 }

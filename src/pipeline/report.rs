@@ -190,6 +190,17 @@ pub struct Tallies {
     pub rejected_reasons: BTreeMap<String, u64>,
     /// Repetition drops per kind (`exact`, `inferior`) and how many were perpetual checks.
     pub repetition: BTreeMap<String, u64>,
+    /// Game formats written as themselves: games (and segments) written.
+    #[serde(default)]
+    pub games_written: u64,
+    /// Of the input games, those cut into segments (.pack / sbinpack cannot skip a
+    /// dropped position inside a game).
+    #[serde(default)]
+    pub games_cut: u64,
+    /// hcpe input: the games inferred from the chain of best moves (a record whose
+    /// position the previous record's best move does not lead to starts one).
+    #[serde(default)]
+    pub hcpe_games_inferred: u64,
 }
 
 /// Verdict-cache statistics (`filter.mate.cache_mb`). They depend on scheduling (which

@@ -241,6 +241,7 @@ fn commit_batch(
     }
     let out_err = PipelineError::output_in(&config.out_dir);
     run.commit.apply(batch.format, outcome).map_err(&out_err)?;
+    run.commit.tallies.hcpe_games_inferred += outcome.hcpe_games;
     if run.checkpoints.due(batch.next) {
         run.checkpoints
             .take(&config.out_dir, &mut run.commit, batch.next)

@@ -81,7 +81,7 @@ pub(crate) fn decode_all(format: GameFormat, bytes: &[u8]) -> Vec<(Game, Vec<Str
     out
 }
 
-fn sfen3(s: &str) -> String {
+pub(crate) fn sfen3(s: &str) -> String {
     s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
 }
 
@@ -210,13 +210,13 @@ fn reencoding_gives_the_independent_files_byte_for_byte() {
 }
 
 /// A training position as dlshogi's loader makes it: SFEN (3 fields), eval, candidates.
-type LoaderPosition = (String, i16, Vec<(u16, u16)>);
+pub(crate) type LoaderPosition = (String, i16, Vec<(u16, u16)>);
 
 /// dlshogi's `__load_hcpe3` loop, written here from its source: read the header, set the
 /// position from the HuffmanCodedPos, then per move read the MoveInfo; when candidateNum is
 /// above 0 read the MoveVisits and make one training position; play the selected move either
 /// way. Returns the SFEN, eval and candidates of every training position.
-fn dlshogi_loader_positions(bytes: &[u8]) -> Vec<LoaderPosition> {
+pub(crate) fn dlshogi_loader_positions(bytes: &[u8]) -> Vec<LoaderPosition> {
     let le = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
     let mut out = Vec::new();
     let mut at = 0;
@@ -415,7 +415,7 @@ fn hcpe_game_inference_finds_the_corpus_games() {
 
 /// Whether the Python oracles (rsshogi, cshogi, numpy) can be imported. Under CI they must
 /// be: .ci/run installs them, and a missing oracle fails instead of skipping.
-fn python_oracles() -> bool {
+pub(crate) fn python_oracles() -> bool {
     let ok = std::process::Command::new("python3")
         .args(["-c", "import rsshogi, cshogi, numpy"])
         .status()
@@ -431,7 +431,7 @@ fn python_oracles() -> bool {
 }
 
 /// What `oracle_read.py` prints for `bytes` written as `format`.
-fn oracle_read(format: GameFormat, bytes: &[u8]) -> Vec<serde_json::Value> {
+pub(crate) fn oracle_read(format: GameFormat, bytes: &[u8]) -> Vec<serde_json::Value> {
     let dir = crate::support::TempDir::new(&format!("oracle-{format}"));
     let path = dir.join(&format!("ours.{}", format.name()));
     std::fs::write(&path, bytes).unwrap();

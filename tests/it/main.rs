@@ -9,6 +9,7 @@ mod edited;
 mod filter;
 mod games;
 mod games_bad;
+mod games_io;
 mod io;
 mod layout;
 mod mate;

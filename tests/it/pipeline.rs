@@ -21,6 +21,7 @@ mod decisions;
 mod dedup;
 mod determinism;
 mod formats;
+mod games;
 mod lifecycle;
 mod mates;
 

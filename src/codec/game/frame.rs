@@ -34,6 +34,22 @@ impl Framer {
         }
     }
 
+    /// A framer of a file of `format` that goes on at a point where `chunk_left` bytes of
+    /// the current sbinpack chunk are left (what [`Framer::chunk_left`] said there).
+    pub fn resume(format: GameFormat, chunk_left: u64) -> Framer {
+        Framer { format, chunk_left }
+    }
+
+    /// The format it cuts.
+    pub fn format(&self) -> GameFormat {
+        self.format
+    }
+
+    /// sbinpack: bytes left in the current chunk (0 between chunks and for other formats).
+    pub fn chunk_left(&self) -> u64 {
+        self.chunk_left
+    }
+
     /// The next frame of `buf`, the file's unread bytes (`eof`: they are all that is left).
     pub fn next(&mut self, buf: &[u8], eof: bool) -> Frame {
         if buf.is_empty() {
@@ -48,6 +64,35 @@ impl Framer {
                 frame
             }
         }
+    }
+}
+
+/// The records of one framed game, counted from its bytes without replaying it.
+///
+/// `records` is the number of positions before a move whose bytes are all there (hcpe3:
+/// only those with candidates, the others are history), plus one when the game's bytes end
+/// before the game does (`complete` false): that record stands for the truncated rest, as a
+/// short tail does in a file of fixed-size records. Decoding the game reaches at most the
+/// positions counted, so a reader can number every record before any game is decoded, and
+/// a fault found by decoding always leaves the truncated rest a record to reject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// Records of the game (see the type's doc).
+    pub records: u32,
+    /// Whether the game's bytes are complete.
+    pub complete: bool,
+}
+
+/// Counts the records of one framed game of `format` (see [`Counted`]).
+pub fn count_records(format: GameFormat, bytes: &[u8]) -> Counted {
+    let (whole, complete) = match format {
+        GameFormat::Hcpe3 => hcpe3::count(bytes),
+        GameFormat::Pack => pack::count(bytes),
+        GameFormat::Sbinpack => sbinpack::count(bytes),
+    };
+    Counted {
+        records: whole + !complete as u32,
+        complete,
     }
 }
 

@@ -73,6 +73,27 @@ pub(crate) fn frame(buf: &[u8], eof: bool) -> Frame {
     Frame::Game(at)
 }
 
+/// The visible positions (candidates > 0) whose MoveInfo and candidates are all in `bytes`,
+/// and whether the whole game is.
+pub(crate) fn count(bytes: &[u8]) -> (u32, bool) {
+    if bytes.len() < HEADER_SIZE {
+        return (0, false);
+    }
+    let (mut visible, mut at) = (0, HEADER_SIZE);
+    for _ in 0..u16_at(bytes, 32) {
+        if at + MOVE_INFO_SIZE > bytes.len() {
+            return (visible, false);
+        }
+        let candidates = u16_at(bytes, at + 4);
+        at += MOVE_INFO_SIZE + VISIT_SIZE * candidates as usize;
+        if at > bytes.len() {
+            return (visible, false);
+        }
+        visible += (candidates > 0) as u32;
+    }
+    (visible, true)
+}
+
 /// Decodes one framed hcpe3 game into `game` (format fields, moves, visits).
 pub(crate) fn decode(
     bytes: &[u8],

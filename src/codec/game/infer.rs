@@ -14,6 +14,12 @@ use crate::shogi::{Move, Position};
 
 /// Whether the position `next` follows `prev` by its best move `best` (see the module doc).
 pub fn continues(prev: &Position, best: Move, next: &Position) -> bool {
+    continues_in_place(&mut prev.clone(), best, next)
+}
+
+/// [`continues`] without a copy: `best` is played on `prev` and taken back (`prev` is left
+/// as it was).
+pub fn continues_in_place(prev: &mut Position, best: Move, next: &Position) -> bool {
     if best.is_none() || !prev.is_legal(best) {
         return false;
     }
@@ -21,10 +27,19 @@ pub fn continues(prev: &Position, best: Move, next: &Position) -> bool {
     if board_key != next.board_key() || hand_key != next.hand_key() {
         return false;
     }
-    let mut after = prev.clone();
-    after.clear_history();
-    after.do_move(best);
-    after == *next
+    prev.do_move(best);
+    let same = *prev == *next;
+    prev.undo_move();
+    same
+}
+
+/// Whether the raw hcpe record `next` continues the game of the raw hcpe record `prev`
+/// (both decode, and `prev`'s best move gives `next`'s position).
+pub fn chained(prev: &[u8], next: &[u8]) -> bool {
+    match (decode_record(prev), decode_record(next)) {
+        (Some((p, best)), Some((n, _))) => continues(&p, best, &n),
+        _ => false,
+    }
 }
 
 /// Infers game starts over a sequence of raw hcpe records, one record at a time.

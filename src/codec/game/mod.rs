@@ -42,7 +42,7 @@ pub mod pack;
 mod replay;
 pub mod sbinpack;
 
-pub use frame::{probe, read_games, Framer, Unreadable, PROBE_GAMES};
+pub use frame::{count_records, probe, read_games, Counted, Framer, Unreadable, PROBE_GAMES};
 pub use model::{
     Frame, Game, GameError, GameErrorKind, GameFormat, GameMeta, GameMove, Visit, MAX_GAME_BYTES,
 };

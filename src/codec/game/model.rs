@@ -2,7 +2,7 @@
 //! [`Frame`] a framer answers, and the replay that checks every move. It depends on no other
 //! file of `codec::game`.
 
-use crate::codec::{CodecError, GameResult, MoveEncoding, TeacherFields};
+use crate::codec::{CodecError, Format, GameResult, MoveEncoding, TeacherFields};
 use crate::shogi::{Color, Move, Position};
 use std::fmt;
 use thiserror::Error;
@@ -28,6 +28,25 @@ impl GameFormat {
             GameFormat::Hcpe3 => "hcpe3",
             GameFormat::Pack => "pack",
             GameFormat::Sbinpack => "sbinpack",
+        }
+    }
+
+    /// The game format a record [`Format`] names, if it is one.
+    pub const fn of(format: Format) -> Option<GameFormat> {
+        match format {
+            Format::Hcpe3 => Some(GameFormat::Hcpe3),
+            Format::Pack => Some(GameFormat::Pack),
+            Format::Sbinpack => Some(GameFormat::Sbinpack),
+            _ => None,
+        }
+    }
+
+    /// The [`Format`] of this game format.
+    pub const fn format(self) -> Format {
+        match self {
+            GameFormat::Hcpe3 => Format::Hcpe3,
+            GameFormat::Pack => Format::Pack,
+            GameFormat::Sbinpack => Format::Sbinpack,
         }
     }
 }

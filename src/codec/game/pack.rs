@@ -88,6 +88,23 @@ fn scan(bytes: &[u8], first: usize) -> (u32, Option<usize>) {
     (plies, None)
 }
 
+/// The plies whose 4 bytes are all in `bytes`, and whether the game's terminal (marker and
+/// end reason) is there too.
+pub(crate) fn count(bytes: &[u8]) -> (u32, bool) {
+    let Some(first) = bytes.first().and_then(|&tag| plies_start(tag)) else {
+        return (0, false);
+    };
+    let (plies, marker) = scan(bytes, first);
+    match marker {
+        Some(m) if m + 3 <= bytes.len() => (plies, true),
+        // The scan counts a ply of which only 2 or 3 bytes are left.
+        _ => (((bytes.len().max(first) - first) / 4) as u32, false),
+    }
+}
+
+/// The end reason "interrupt".
+const END_INTERRUPT: u8 = 3;
+
 /// Decodes one framed .pack game into `game`.
 pub(crate) fn decode(
     bytes: &[u8],
@@ -101,7 +118,9 @@ pub(crate) fn decode(
     let end = marker.and_then(|m| Some((marker_result(u16_at(bytes, m))?, *bytes.get(m + 2)?)));
     game.meta = GameMeta::Pack {
         result: end.map_or(0, |e| e.0),
-        end_reason: end.map_or(0, |e| e.1),
+        // A game without its terminal ends as interrupted (a draw), so that what is
+        // written of it back is a consistent game (rsshogi refuses a draw by resignation).
+        end_reason: end.map_or(END_INTERRUPT, |e| e.1),
         startpos_tag: tag == 1,
     };
     game.start = start_position(bytes, tag)?;

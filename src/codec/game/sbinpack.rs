@@ -120,6 +120,32 @@ pub(crate) fn frame(buf: &[u8], eof: bool, chunk_left: u64) -> (Frame, u64) {
     (Frame::Game(at), chunk_left - at as u64)
 }
 
+/// The moves whose index and eval delta are both in `bytes`, and whether the whole chain is.
+pub(crate) fn count(bytes: &[u8]) -> (u32, bool) {
+    let Some(&meta) = bytes.get(STEM - 1) else {
+        return (0, false);
+    };
+    let mut at = STEM + meta as usize;
+    let Some(count) = bytes.get(at..at + 2) else {
+        return (0, false);
+    };
+    at += 2;
+    for done in 0..u16::from_le_bytes([count[0], count[1]]) as u32 {
+        for _ in 0..2 {
+            loop {
+                let Some(&b) = bytes.get(at) else {
+                    return (done, false);
+                };
+                at += 1;
+                if b < 0x80 {
+                    break;
+                }
+            }
+        }
+    }
+    (u16::from_le_bytes([count[0], count[1]]) as u32, true)
+}
+
 /// Decodes one framed chain into `game`.
 pub(crate) fn decode(
     bytes: &[u8],

@@ -18,8 +18,20 @@
 //!   previous record's of the same file (and at the start of each file). With
 //!   [`BatchOptions::align_games`] a psv batch is cut only at a game start, so a whole game is
 //!   in one batch (a game has at most 65,536 records, as gamePly is a strictly increasing u16).
-//!   Other formats carry no game order: every record starts its own game. A truncated tail
-//!   starts no game.
+//!   A truncated tail starts no game.
+//! - hcpe game boundaries are inferred (`codec::game::infer`: a record continues the game
+//!   of the record before it when that one's best move leads to it). With `align_games` an
+//!   hcpe batch is cut only where that chain breaks, or after 65,536 records past its size
+//!   (a chain can be made to repeat forever); `RecordRef::new_game` does not say it (the
+//!   reader decodes only the records around a cut): whoever decodes the records infers it.
+//!   Other record formats carry no game order: every record starts its own game.
+//! - Game formats (hcpe3, .pack, sbinpack): a batch holds whole games ([`GameSpan`], never
+//!   one split between batches), at least `records` records unless the file ends. Each
+//!   game's records are counted from its framing alone (`codec::game::Counted`: the
+//!   positions before a move, hcpe3's invisible ones not, plus one for the truncated rest of
+//!   an incomplete game), so every record has its index before any game is decoded. A
+//!   record's offset is its game's. Where the framing is lost the rest of the file is one
+//!   unreadable record, as for a broken stream below.
 //! - A stream that breaks off (a truncated or corrupt .zst) yields the whole records read
 //!   before the break, then one batch holding a single empty record for the unreadable rest
 //!   ([`Batch::unreadable`] says why), then goes on with the next file: the run rejects the
@@ -27,8 +39,11 @@
 //! - Each batch carries the reader's state after it ([`Batch::next`]); a reader started by
 //!   [`Batches::resume`] at that point yields exactly the batches that followed it.
 
+mod games;
 mod reader;
 mod records;
 
 pub use reader::{batches_of, Batches};
-pub use records::{Batch, BatchOptions, InputSpec, RecordRef, ResumePoint, Tail, MAX_LINE};
+pub use records::{
+    Batch, BatchOptions, GameRef, GameSpan, InputSpec, RecordRef, ResumePoint, Tail, MAX_LINE,
+};

@@ -1,9 +1,13 @@
 //! The reader that cuts the input files into [`Batch`]es ([`Batches`], an iterator), and
 //! goes on from a [`ResumePoint`]. See the contract in `batch/mod.rs`.
 
-use super::records::{Batch, BatchOptions, InputSpec, ResumePoint, MAX_LINE, MAX_TEXT_BATCH};
+use super::games::GameReader;
+use super::records::{
+    Batch, BatchOptions, GameSpan, InputSpec, ResumePoint, MAX_LINE, MAX_TEXT_BATCH,
+};
+use crate::codec::game::{infer, GameFormat};
 use crate::codec::psfen::psv_game_ply;
-use crate::codec::Format;
+use crate::codec::{Format, Framing};
 use crate::io::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -29,8 +33,10 @@ pub struct Batches {
     seq: u64,
     /// psv: gamePly of the last record handed out from this file.
     last_ply: Option<u16>,
-    /// psv alignment: a record read ahead that starts the next batch.
+    /// psv / hcpe alignment: a record read ahead that starts the next batch.
     carry: Vec<u8>,
+    /// Game formats: the current file's framing and read-ahead.
+    games: GameReader,
     /// Byte buffers of consumed batches, reused for the next ones ([`Batches::recycle`]).
     spare: Vec<Vec<u8>>,
     /// The current file's stream broke off at this offset with this error: the next batch
@@ -68,6 +74,7 @@ impl Batches {
             seq: 0,
             last_ply: None,
             carry: Vec::new(),
+            games: GameReader::default(),
             spare: Vec::new(),
             broken: None,
             failed: false,
@@ -94,6 +101,7 @@ impl Batches {
             next_index: self.next_index,
             seq: self.seq,
             last_ply: self.last_ply,
+            chunk_left: self.games.chunk_left(),
         }
     }
 
@@ -140,7 +148,14 @@ impl Batches {
         Ok(())
     }
 
-    fn read_binary(&mut self, size: usize, psv: bool) -> Result<Vec<u8>, InputError> {
+    /// Reads the next batch's records of a fixed-size format; with `starts_game` (psv, hcpe
+    /// with `align_games`) the batch goes on past `records` until a record starts a game,
+    /// by at most [`MAX_ALIGN_EXTRA`] records.
+    fn read_binary(
+        &mut self,
+        size: usize,
+        starts_game: Option<StartsGame>,
+    ) -> Result<Vec<u8>, InputError> {
         let mut bytes = match self.spare.pop() {
             Some(mut b) => {
                 b.clear();
@@ -158,23 +173,19 @@ impl Batches {
         };
         let (n, mut failure) = read_until_error(stream, &mut bytes[have..]);
         bytes.truncate(have + n);
-        if failure.is_none()
-            && psv
-            && self.opts.align_games
-            && bytes.len() == want
-            && bytes.len() % size == 0
-        {
+        let align = starts_game.filter(|_| self.opts.align_games);
+        if let (None, Some(starts_game), true) = (&failure, align, bytes.len() == want) {
             let mut next = [0u8; 40];
-            loop {
-                let (n, f) = read_until_error(stream, &mut next);
+            let next = &mut next[..size.min(40)];
+            for _ in 0..MAX_ALIGN_EXTRA {
+                let (n, f) = read_until_error(stream, next);
                 if f.is_some() {
                     bytes.extend_from_slice(&next[..n]);
                     failure = f;
                     break;
                 }
-                let last = psv_game_ply(&bytes[bytes.len() - size..]);
-                if n == size && psv_game_ply(&next).zip(last).is_some_and(|(c, p)| c <= p) {
-                    self.carry.extend_from_slice(&next);
+                if n == size && starts_game(&bytes[bytes.len() - size..], next) {
+                    self.carry.extend_from_slice(next);
                     break;
                 }
                 bytes.extend_from_slice(&next[..n]);
@@ -190,6 +201,21 @@ impl Batches {
             self.broken = Some((self.offset + whole as u64, e.to_string()));
         }
         Ok(bytes)
+    }
+
+    /// Reads the next batch's whole games (see `games.rs`); moves `offset` past them.
+    fn read_games(&mut self) -> (Vec<u8>, Vec<GameSpan>) {
+        let Some(stream) = self.stream.as_mut() else {
+            return (Vec::new(), Vec::new());
+        };
+        let buffer = self.spare.pop().unwrap_or_default();
+        let read = self
+            .games
+            .read(&mut **stream, self.opts.records, &mut self.offset, buffer);
+        if let Some(broken) = read.broken {
+            self.broken = Some(broken);
+        }
+        (read.bytes, read.spans)
     }
 
     fn read_text(&mut self) -> Result<(Vec<u8>, Spans), InputError> {
@@ -267,57 +293,25 @@ impl Iterator for Batches {
         while !self.failed && self.file < self.files.len() {
             let spec = self.files[self.file].clone();
             if let Some((offset, reason)) = self.broken.take() {
-                let mut batch = Batch {
-                    seq: self.seq,
-                    file: self.file,
-                    path: self.path.clone(),
-                    format: spec.format,
-                    first_index: self.next_index,
-                    offset,
-                    bytes: Vec::new(),
-                    spans: Vec::new(),
-                    first_new_game: true,
-                    disk_end: self.disk.as_ref().map_or(0, DiskPosition::len),
-                    broken: Some(reason),
-                    overlong: None,
-                    next: self.point(),
-                };
-                self.seq += 1;
-                self.next_index += 1;
-                self.stream = None;
-                self.file += 1;
-                self.offset = 0;
-                self.last_ply = None;
-                batch.next = self.point();
-                return Some(Ok(batch));
+                return Some(Ok(self.unreadable_rest(spec.format, offset, reason)));
             }
             if self.stream.is_none() {
-                match open_stream_tracked(&spec.path) {
-                    Ok((s, disk)) => {
-                        self.stream = Some(s);
-                        self.disk = Some(disk);
-                    }
-                    Err(e) => {
-                        self.failed = true;
-                        return Some(Err(e));
-                    }
-                }
-                self.path = Arc::new(spec.path.clone());
-                self.offset = 0;
-                self.last_ply = None;
-                self.carry.clear();
-                if let Some(point) = self.start.take() {
-                    if let Err(e) = self.skip_to(point) {
-                        self.failed = true;
-                        return Some(Err(e));
-                    }
+                if let Err(e) = self.open(&spec) {
+                    self.failed = true;
+                    return Some(Err(e));
                 }
             }
-            let read = match spec.format.record_size() {
-                Some(size) => self
-                    .read_binary(size, spec.format == Format::Psv)
+            let mut games = Vec::new();
+            let read = match spec.format.framing() {
+                Framing::Fixed(size) => self
+                    .read_binary(size, starts_game(spec.format))
                     .map(|b| (b, Vec::new())),
-                None => self.read_text(),
+                Framing::Line => self.read_text(),
+                Framing::Game => {
+                    let (bytes, spans) = self.read_games();
+                    games = spans;
+                    Ok((bytes, Vec::new()))
+                }
             };
             let (bytes, spans) = match read {
                 Ok(x) => x,
@@ -338,15 +332,17 @@ impl Iterator for Batches {
                 (Some(prev), Some(cur)) => cur <= prev,
                 _ => true,
             };
+            let by_games = !games.is_empty();
             let mut batch = Batch {
                 seq: self.seq,
                 file: self.file,
                 path: self.path.clone(),
                 format: spec.format,
                 first_index: self.next_index,
-                offset: self.offset,
+                offset: games.first().map_or(self.offset, |g| g.offset),
                 bytes,
                 spans,
+                games,
                 first_new_game,
                 disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
                 broken: None,
@@ -354,7 +350,7 @@ impl Iterator for Batches {
                 next: self.point(),
             };
             let n = batch.len();
-            if n == 0 {
+            if n == 0 && !by_games {
                 // Only blank lines: consume them without a batch.
                 self.offset += batch.bytes.len() as u64;
                 continue;
@@ -364,7 +360,10 @@ impl Iterator for Batches {
                 self.last_ply = psv_game_ply(last);
             }
             self.seq += 1;
-            self.offset += batch.bytes.len() as u64;
+            if !by_games {
+                // A game reader has moved `offset` past the games (and chunk headers) itself.
+                self.offset += batch.bytes.len() as u64;
+            }
             if let Some((skipped, len)) = self.skipped.take() {
                 self.offset += skipped;
                 batch.overlong = Some(len);
@@ -374,6 +373,81 @@ impl Iterator for Batches {
             return Some(Ok(batch));
         }
         None
+    }
+}
+
+impl Batches {
+    /// Opens the stream of file `spec` (at the resume point for a resumed reader's first
+    /// file).
+    fn open(&mut self, spec: &InputSpec) -> Result<(), InputError> {
+        let (s, disk) = open_stream_tracked(&spec.path)?;
+        self.stream = Some(s);
+        self.disk = Some(disk);
+        self.path = Arc::new(spec.path.clone());
+        self.offset = 0;
+        self.last_ply = None;
+        self.carry.clear();
+        let mut chunk_left = 0;
+        if let Some(point) = self.start.take() {
+            self.skip_to(point)?;
+            chunk_left = point.chunk_left;
+        }
+        if let Some(format) = GameFormat::of(spec.format) {
+            self.games = GameReader::start(format, chunk_left);
+        }
+        Ok(())
+    }
+
+    /// The batch that stands for the unreadable rest of the current file (from `offset`,
+    /// for `reason`); the reader goes on with the next file.
+    fn unreadable_rest(&mut self, format: Format, offset: u64, reason: String) -> Batch {
+        let mut batch = Batch {
+            seq: self.seq,
+            file: self.file,
+            path: self.path.clone(),
+            format,
+            first_index: self.next_index,
+            offset,
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            games: Vec::new(),
+            first_new_game: true,
+            disk_end: self.disk.as_ref().map_or(0, DiskPosition::len),
+            broken: Some(reason),
+            overlong: None,
+            next: self.point(),
+        };
+        self.seq += 1;
+        self.next_index += 1;
+        self.stream = None;
+        self.file += 1;
+        self.offset = 0;
+        self.last_ply = None;
+        self.games = GameReader::default();
+        batch.next = self.point();
+        batch
+    }
+}
+
+/// Whether the record `next` starts a game after the record `last` (both of one format).
+type StartsGame = fn(&[u8], &[u8]) -> bool;
+
+/// The most records a batch of psv or hcpe goes on past its size to end at a game start
+/// (a psv game has at most 65,536 records; an hcpe chain of best moves can be made to
+/// repeat forever, so it is cut there).
+const MAX_ALIGN_EXTRA: usize = 1 << 16;
+
+/// How a fixed-size format tells a game start from the record before it: psv by gamePly,
+/// hcpe by the chain of best moves; the others do not.
+fn starts_game(format: Format) -> Option<StartsGame> {
+    match format {
+        Format::Psv => Some(|last, next| {
+            psv_game_ply(next)
+                .zip(psv_game_ply(last))
+                .is_some_and(|(c, p)| c <= p)
+        }),
+        Format::Hcpe => Some(|last, next| !infer::chained(last, next)),
+        _ => None,
     }
 }
 

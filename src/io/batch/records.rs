@@ -3,7 +3,7 @@
 //! stands between two of them ([`ResumePoint`]). See the contract in `batch/mod.rs`.
 
 use crate::codec::psfen::{psv_game_ply, PSV_SIZE};
-use crate::codec::Format;
+use crate::codec::{Format, Framing};
 use crate::io::input::InputError;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -29,6 +29,9 @@ pub struct ResumePoint {
     pub seq: u64,
     /// psv: gamePly of the record before `offset` in the same file (game boundaries).
     pub last_ply: Option<u16>,
+    /// sbinpack: bytes left in the chunk that holds `offset` (0 between chunks).
+    #[serde(default)]
+    pub chunk_left: u64,
 }
 
 /// How to cut batches.
@@ -36,7 +39,8 @@ pub struct ResumePoint {
 pub struct BatchOptions {
     /// Target records per batch (at least 1).
     pub records: usize,
-    /// Cut psv batches only at game starts.
+    /// Cut psv and hcpe batches only at game starts (hcpe: where the chain of best moves
+    /// breaks, see `codec::game::infer`).
     pub align_games: bool,
 }
 
@@ -82,6 +86,30 @@ pub struct RecordRef<'a> {
     pub new_game: bool,
 }
 
+/// One game of a batch of a game format (hcpe3, .pack, sbinpack).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameSpan {
+    /// Where its bytes start in [`Batch::bytes`].
+    pub start: u32,
+    /// Its length in bytes.
+    pub len: u32,
+    /// Byte offset of the game in its file.
+    pub offset: u64,
+    /// Its records, counted from the framing ([`crate::codec::game::Counted`]).
+    pub records: u32,
+}
+
+/// One game of a batch with its bytes and the global index of its first record.
+#[derive(Clone, Copy, Debug)]
+pub struct GameRef<'a> {
+    /// The game's place.
+    pub span: GameSpan,
+    /// Global index of its first record.
+    pub first_index: u64,
+    /// The game's bytes.
+    pub bytes: &'a [u8],
+}
+
 /// A run of consecutive records of one file, owning its bytes.
 #[derive(Clone, Debug)]
 pub struct Batch {
@@ -101,6 +129,9 @@ pub struct Batch {
     pub bytes: Vec<u8>,
     /// Text formats: (start, len) of each record in `bytes`.
     pub(super) spans: Vec<(u32, u32)>,
+    /// Game formats: the games in `bytes` (whole games only; sbinpack chunk headers are
+    /// not kept).
+    pub(super) games: Vec<GameSpan>,
     /// Whether the first record starts a game.
     pub(super) first_new_game: bool,
     /// Bytes of the file on disk read when this batch was cut (compressed bytes for .zst,
@@ -122,10 +153,34 @@ impl Batch {
         if self.broken.is_some() {
             return 1;
         }
-        match self.format.record_size() {
-            Some(size) => self.bytes.len().div_ceil(size),
-            None => self.spans.len(),
+        match self.format.framing() {
+            Framing::Fixed(size) => self.bytes.len().div_ceil(size),
+            Framing::Line => self.spans.len(),
+            Framing::Game => self.games.iter().map(|g| g.records as usize).sum(),
         }
+    }
+
+    /// The games of a batch of a game format, in order (none for other formats and for the
+    /// unreadable rest of a file).
+    pub fn games(&self) -> impl Iterator<Item = GameRef<'_>> + '_ {
+        let live = self.broken.is_none();
+        let first = self.first_index;
+        self.games
+            .iter()
+            .filter(move |_| live)
+            .scan(first, move |next, span| {
+                let at = *next;
+                *next += span.records as u64;
+                let start = span.start as usize;
+                Some(GameRef {
+                    span: *span,
+                    first_index: at,
+                    bytes: self
+                        .bytes
+                        .get(start..start + span.len as usize)
+                        .unwrap_or(&[]),
+                })
+            })
     }
 
     /// Whether the batch has no record.
@@ -133,8 +188,12 @@ impl Batch {
         self.len() == 0
     }
 
-    /// The `i`-th record; `None` past the end.
+    /// The `i`-th record; `None` past the end. A record of a game format is its game: the
+    /// game's offset and bytes, `new_game` on its first record.
     pub fn get(&self, i: usize) -> Option<RecordRef<'_>> {
+        if self.format.is_game() && self.broken.is_none() {
+            return self.game_record(i);
+        }
         if self.broken.is_some() {
             return (i == 0).then_some(RecordRef {
                 index: self.first_index,
@@ -177,6 +236,24 @@ impl Batch {
         })
     }
 
+    /// Record `i` of a batch of a game format (see [`Batch::get`]).
+    fn game_record(&self, i: usize) -> Option<RecordRef<'_>> {
+        let mut skip = i as u64;
+        let game = self.games().find(|g| {
+            let inside = skip < g.span.records as u64;
+            if !inside {
+                skip -= g.span.records as u64;
+            }
+            inside
+        })?;
+        Some(RecordRef {
+            index: game.first_index + skip,
+            offset: game.span.offset,
+            bytes: game.bytes,
+            new_game: skip == 0,
+        })
+    }
+
     /// The bytes of record `i` of a binary batch (clipped at the end of the bytes).
     pub(super) fn get_raw(&self, i: usize) -> &[u8] {
         let size = self.format.record_size().unwrap_or(1);
@@ -186,7 +263,21 @@ impl Batch {
 
     /// The records in order.
     pub fn iter(&self) -> impl Iterator<Item = RecordRef<'_>> + '_ {
-        (0..self.len()).filter_map(move |i| self.get(i))
+        let by_game = self.format.is_game() && self.broken.is_none();
+        let each = (!by_game).then(|| (0..self.len()).filter_map(move |i| self.get(i)));
+        let games = by_game.then(|| {
+            self.games().flat_map(|g| {
+                (0..g.span.records as u64).map(move |k| RecordRef {
+                    index: g.first_index + k,
+                    offset: g.span.offset,
+                    bytes: g.bytes,
+                    new_game: k == 0,
+                })
+            })
+        });
+        each.into_iter()
+            .flatten()
+            .chain(games.into_iter().flatten())
     }
 
     /// Why the rest of the file cannot be read, if this batch stands for it (its one

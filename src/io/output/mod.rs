@@ -257,6 +257,13 @@ impl ShardWriter {
                 });
             }
         }
+        self.write_game(raw, 1)
+    }
+
+    /// Writes the bytes of whole games holding `records` records (a game format; for the
+    /// others [`ShardWriter::write_record`] checks and calls it with one record). A shard
+    /// is full once it holds `shard_records` records: games are never split.
+    pub fn write_game(&mut self, raw: &[u8], records: u64) -> Result<(), OutputError> {
         let full = self
             .open
             .as_ref()
@@ -275,7 +282,7 @@ impl ShardWriter {
         if format.is_text() {
             open.sink.write_all(b"\n").map_err(Self::io(&open.tmp))?;
         }
-        open.records += 1;
+        open.records += records;
         Ok(())
     }
 

@@ -55,6 +55,8 @@ pub struct Config {
     pub(crate) out_dir: PathBuf,
     /// Format of the kept shards, `None` = that of each input.
     pub(crate) out_format: Option<Format>,
+    /// Converting records without teacher fields into psv / hcpe is allowed.
+    pub(crate) synthetic_fields: bool,
     /// Records per shard (> 0).
     pub(crate) shard_records: u64,
     /// zstd level of the shards, `None` = uncompressed.
@@ -201,6 +203,7 @@ impl Config {
                 None => join(Path::new(&raw.output.dir)),
             },
             out_format: raw.output.format.format(),
+            synthetic_fields: raw.output.synthetic_fields,
             shard_records: raw.output.shard_records,
             zstd_level: (raw.output.compression == Compression::Zstd)
                 .then_some(raw.output.zstd_level),
@@ -278,11 +281,12 @@ fn check_inputs(raw: &RawConfig) -> Result<(), Bad> {
             ),
         ));
     }
-    if !matches!(raw.mates.format, FormatChoice::Is(f) if f != Format::Usi) {
-        // `usi` holds a game, not one position; `auto` / `same` name no format.
+    if !matches!(raw.mates.format, FormatChoice::Is(f) if f != Format::Usi && !f.is_game()) {
+        // `usi` and the game formats hold a game, not one position; `auto` / `same` name
+        // no format.
         let usable: Vec<&str> = Format::ALL
             .into_iter()
-            .filter(|&f| f != Format::Usi)
+            .filter(|&f| f != Format::Usi && !f.is_game())
             .map(Format::name)
             .collect();
         return Err((

@@ -119,6 +119,9 @@ pub struct OutputConfig {
     pub dir: String,
     /// Format of kept shards, or `same`.
     pub format: FormatChoice,
+    /// Allow converting records without teacher fields (sfen, usi, psfen, hcp) to a format
+    /// with them (psv, hcpe), which writes score 0, no move and a draw into every record.
+    pub synthetic_fields: bool,
     /// Records per shard.
     pub shard_records: u64,
     /// Shard compression.
@@ -256,6 +259,7 @@ impl Default for OutputConfig {
         OutputConfig {
             dir: "out".into(),
             format: FormatChoice::Same,
+            synthetic_fields: false,
             shard_records: 1_000_000,
             compression: Compression::Zstd,
             zstd_level: 3,

@@ -33,8 +33,9 @@ const TABLES: &[Table] = &[
             ),
             (
                 "format",
-                "auto | sfen | usi | psfen | psv | hcp | hcpe; auto looks at the extension, \
-                 the zstd magic, text vs binary, the record size and a decode probe",
+                "auto | sfen | usi | psfen | psv | hcp | hcpe | hcpe3 | pack | sbinpack; auto \
+                 looks at the extension, the zstd magic, text vs binary, the record size and \
+                 a decode probe",
             ),
         ],
     },
@@ -46,7 +47,13 @@ const TABLES: &[Table] = &[
             ("dir", "the output directory, relative to this file"),
             (
                 "format",
-                "same (as each input) | sfen | usi | psfen | psv | hcp | hcpe",
+                "same (as each input) | sfen | usi | psfen | psv | hcp | hcpe; a game \
+                 format (hcpe3, pack, sbinpack) is written only as itself (same)",
+            ),
+            (
+                "synthetic_fields",
+                "allow sfen / usi / psfen / hcp to be written as psv / hcpe, with score 0, \
+                 no move and a draw in every record (refused otherwise)",
             ),
             (
                 "shard_records",

@@ -1,7 +1,8 @@
 //! One worker per thread: decodes a batch's records and runs the per-position stages
 //! (validity → repetition → declaration → terminal / mate) with its own solver and table.
 //! Dedup is not decided here but in the ordered commit; the worker only computes the key.
-//! `stages.rs` holds one function per stage, `outcome.rs` what they decide.
+//! `stages.rs` holds one function per stage, `outcome.rs` what they decide, `games.rs` the
+//! path of the game formats (a game decoded once, its positions decided in order).
 //!
 //! # Invariants
 //! - `process` is a pure function of the batch and the settings: the solver starts each root
@@ -12,6 +13,7 @@
 //!   run is stopped, `control.rs`: the worker then leaves the batch at the next record, and
 //!   the run commits nothing more).
 
+mod games;
 mod outcome;
 mod stages;
 
@@ -19,6 +21,7 @@ pub(crate) use outcome::BatchOutcome;
 pub use outcome::{MateOut, RecordOutcome};
 
 use super::settings::Settings;
+use crate::codec::game::Game;
 use crate::codec::{self, Decoded, Format};
 use crate::filter::{GameHistory, RejectReason};
 use crate::io::batch::{Batch, RecordRef, MAX_LINE};
@@ -33,6 +36,15 @@ pub(crate) struct Worker {
     /// The records being decided (two: binary records are decoded in pairs), decoded in place
     /// (the same two positions are reused for every record).
     decoded: [Decoded; 2],
+    /// Game formats: the game being decided and the position before each of its moves
+    /// (kept to reuse their allocations).
+    game: Option<Game>,
+    positions: Vec<crate::shogi::Position>,
+    /// hcpe: the previous record's position and best move, when it decoded (the chain of
+    /// best moves that makes consecutive records one game, `codec::game::infer`).
+    chain: Option<(crate::shogi::Position, crate::shogi::Move)>,
+    /// hcpe: games inferred in the batch being decided.
+    hcpe_games: u64,
 }
 
 /// Records between two calls of the progress tick.
@@ -50,6 +62,10 @@ impl Worker {
             }),
             history: GameHistory::new(),
             decoded: Default::default(),
+            game: None,
+            positions: Vec::new(),
+            chain: None,
+            hcpe_games: 0,
         }
     }
 
@@ -76,6 +92,10 @@ impl Worker {
             tick(1);
             return outcome;
         }
+        if batch.format.is_game() {
+            self.decide_games(batch, settings, tick, &mut outcome);
+            return outcome;
+        }
         // Only the first MAX_LINE bytes of an overlong last line were read.
         let last_index = (batch.first_index + batch.len() as u64).saturating_sub(1);
         let overlong = batch.overlong.map(|len| (last_index, len));
@@ -89,6 +109,7 @@ impl Worker {
             tick,
             &mut outcome,
         );
+        outcome.hcpe_games = std::mem::take(&mut self.hcpe_games);
         outcome
     }
 
@@ -107,15 +128,7 @@ impl Worker {
         tick: &(dyn Fn(u64) + Sync),
         outcome: &mut BatchOutcome,
     ) {
-        self.history.clear();
-        if let (Some(solver), Some(true)) = (
-            &mut self.solver,
-            settings.mate.as_ref().map(|m| m.table_per_batch),
-        ) {
-            // A batch sees what its own earlier positions left in the table, never what an
-            // earlier batch left (per position, `solve` starts each root afresh).
-            solver.forget();
-        }
+        self.start_sequence(settings);
         let mut since_tick = 0;
         // Binary records are decoded two at a time (interleaved: faster), then decided one
         // by one in input order.
@@ -163,6 +176,22 @@ impl Worker {
         tick(since_tick);
     }
 
+    /// Starts a sequence of records (a batch): an empty history and, with
+    /// `table_scope = "batch"`, a fresh solver table.
+    fn start_sequence(&mut self, settings: &Settings) {
+        self.history.clear();
+        self.chain = None;
+        self.hcpe_games = 0;
+        if let (Some(solver), Some(true)) = (
+            &mut self.solver,
+            settings.mate.as_ref().map(|m| m.table_per_batch),
+        ) {
+            // A batch sees what its own earlier positions left in the table, never what an
+            // earlier batch left (per position, `solve` starts each root afresh).
+            solver.forget();
+        }
+    }
+
     /// Runs the stages on one record, decoded (`decoded`) into `self.decoded[slot]`; the first
     /// stage that decides ends it (see `stages.rs`).
     fn decide(
@@ -174,6 +203,9 @@ impl Worker {
         s: &Settings,
         out: &mut Vec<u8>,
     ) -> RecordOutcome {
+        if format == Format::Hcpe {
+            self.hcpe_games += self.follow_chain(slot, decoded.is_ok()) as u64;
+        }
         let mut record = stages::Record {
             decoded: &mut self.decoded[slot],
             format,

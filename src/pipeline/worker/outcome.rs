@@ -6,6 +6,7 @@
 //! decides turns it into a drop or a reject exactly once; what only some records carry (audit
 //! detail, mate, raw bytes of a reject) lives in its boxed `extra`.
 
+use crate::codec::game::Game;
 use crate::filter::{
     declaration::KingPath, Decision, DropReason, Perpetual, RejectReason, RepetitionKind,
     RepetitionScan,
@@ -125,6 +126,21 @@ pub(crate) struct BatchOutcome {
     pub(crate) records: Vec<RecordOutcome>,
     /// Output bytes of kept records, concatenated.
     pub(crate) out: Vec<u8>,
+    /// A game format written as itself: each game of the batch, in order (the commit writes
+    /// it with the positions it keeps); empty otherwise.
+    pub(crate) games: Vec<GameOut>,
+    /// hcpe: games inferred in the batch (records that start one, `Worker::follow_chain`).
+    pub(crate) hcpe_games: u64,
+}
+
+/// A decoded game and how many of the batch's records are its own (its records as
+/// decoded, then the rejected rest).
+#[derive(Debug)]
+pub(crate) struct GameOut {
+    /// The game.
+    pub(crate) game: Game,
+    /// Its records among [`BatchOutcome::records`].
+    pub(crate) records: u32,
 }
 
 impl BatchOutcome {
@@ -134,6 +150,8 @@ impl BatchOutcome {
     pub(crate) fn recycle(&mut self) {
         self.records.clear();
         self.out.clear();
+        self.games.clear();
+        self.hcpe_games = 0;
     }
 }
 

@@ -61,7 +61,8 @@ pub(super) fn validity(
 }
 
 /// Stage 2, repetition: USI lines carry their own history; psv records are walked in game order
-/// within the (game-aligned) batch.
+/// within the (game-aligned) batch, hcpe records along their inferred games, game formats
+/// along their games.
 pub(super) fn repetition(
     r: RecordOutcome,
     history: &mut GameHistory,
@@ -78,6 +79,11 @@ pub(super) fn repetition(
             Some(ply) => history.push_at(HistoryEntry::of(&d.position), ply as u32),
             None => history.push_position(&d.position),
         },
+        // The worker feeds a game's positions in order (`games.rs`); for hcpe it clears the
+        // history where the chain of best moves breaks (`Worker::follow_chain`).
+        (None, Some(_)) if rec.format.is_game() || rec.format == Format::Hcpe => {
+            history.push_position(&d.position)
+        }
         _ => Default::default(),
     };
     match scan.verdict(select) {
@@ -205,7 +211,9 @@ pub(super) fn keep(
     let start = out.len();
     let target = s.output_format.unwrap_or(format);
     r.move_cleared = r.move_illegal && s.move_field_clear;
-    if target == format {
+    if target == format && format.is_game() {
+        // Written game by game by the commit, with the positions it keeps.
+    } else if target == format {
         out.extend_from_slice(rec.bytes);
         if r.move_cleared {
             codec::clear_move_field(format, &mut out[start..]);
