@@ -13,6 +13,7 @@
 //! SSE prefetch of large tables (src/prefetch.rs, no-op off x86-64) and the huge-page advice
 //! for the mate table (src/hugepages.rs, Linux only).
 
+use super::zstd_stream::SalvagingDecoder;
 use crate::codec::{self, Format};
 use memmap2::{Advice, Mmap, MmapOptions};
 use std::fs::File;
@@ -267,8 +268,7 @@ pub fn open_stream_tracked(
         len: reader.len,
     };
     let stream: Box<dyn BufRead + Send> = if is_zstd(path)? {
-        let dec = zstd::stream::read::Decoder::with_buffer(reader).map_err(io_err(path))?;
-        Box::new(io::BufReader::with_capacity(1 << 20, dec))
+        Box::new(SalvagingDecoder::new(reader).map_err(io_err(path))?)
     } else {
         Box::new(reader)
     };
@@ -326,18 +326,20 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
     }
     let mut sample = vec![0u8; PROBE_BYTES];
     // A stream that breaks after its first bytes is still detected from them; the batch
-    // reader then rejects the unreadable rest.
-    let n = match read_until_error(&mut open_stream(path)?, &mut sample) {
-        (0, Some(e)) => {
-            return Err(InputError::Unreadable {
-                path: path.to_path_buf(),
-                offset: 0,
-                reason: e.to_string(),
-            })
-        }
-        (n, _) => n,
-    };
+    // reader then rejects the unreadable rest. One that breaks at once is rejected whole
+    // when its format is named or in its name, and cannot be recognised otherwise.
+    let (n, broken) = read_until_error(&mut open_stream(path)?, &mut sample);
     sample.truncate(n);
+    let unreadable = |e: &io::Error| InputError::Unreadable {
+        path: path.to_path_buf(),
+        offset: 0,
+        reason: e.to_string(),
+    };
+    if let (0, Some(e)) = (n, &broken) {
+        reasons.push(format!(
+            "no byte can be read ({e}): the file is rejected as unreadable"
+        ));
+    }
     let known_len = (!compressed).then_some(file_bytes);
     let done = |format, reasons| {
         Ok(Detection {
@@ -366,6 +368,9 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
             reasons.push(note);
         }
         return done(f, reasons);
+    }
+    if let (0, Some(e)) = (n, &broken) {
+        return Err(unreadable(e));
     }
     if sample.is_empty() {
         return Err(InputError::Detect {

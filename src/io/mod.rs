@@ -7,3 +7,4 @@
 pub mod batch;
 pub mod input;
 pub mod output;
+pub mod zstd_stream;

@@ -18,3 +18,4 @@ mod report;
 mod resume;
 mod run_record;
 mod support;
+mod zstd_input;
