@@ -13,7 +13,8 @@ use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
 use crate::io::batch::InputSpec;
-use crate::io::input::{self, Detection};
+use crate::io::detect::{self, Detection};
+use crate::io::input;
 use indicatif::{BinaryBytes, HumanCount};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -67,11 +68,11 @@ impl Plan {
         let explicit = config.input_format;
         let detections = paths
             .iter()
-            .map(|p| input::detect(p, explicit))
+            .map(|p| detect::detect(p, explicit))
             .collect::<Result<_, _>>()?;
         let reference_detections = references
             .iter()
-            .map(|p| input::detect(p, None))
+            .map(|p| detect::detect(p, None))
             .collect::<Result<_, _>>()?;
         Ok(Plan {
             paths,

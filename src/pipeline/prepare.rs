@@ -19,7 +19,7 @@ use super::settings::Settings;
 use crate::codec;
 use crate::filter::FirstSeen;
 use crate::io::batch::{BatchOptions, Batches};
-use crate::io::input::Detection;
+use crate::io::detect::Detection;
 use std::path::PathBuf;
 use std::time::Instant;
 

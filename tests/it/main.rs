@@ -9,6 +9,7 @@ mod edited;
 mod filter;
 mod games;
 mod games_bad;
+mod input_files;
 mod io;
 mod layout;
 mod mate;

@@ -6,7 +6,7 @@
 use crate::support::{bin, data, TempDir};
 use posfilter::codec::Format;
 use posfilter::io::batch::{BatchOptions, Batches, InputSpec};
-use posfilter::io::input::detect;
+use posfilter::io::detect::detect;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::Path;
