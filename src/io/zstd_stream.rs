@@ -63,6 +63,8 @@ pub struct FrameHeader {
     pub window: u64,
     /// Whether a content checksum follows the last block.
     pub checksum: bool,
+    /// The content size the header declares, if it does.
+    pub content_size: Option<u64>,
 }
 
 /// Parses a zstd frame header from its first bytes: `Ok(None)` when `head` is too short to
@@ -90,11 +92,13 @@ pub fn parse_frame_header(head: &[u8]) -> Result<Option<FrameHeader>, String> {
     if head.len() < len {
         return Ok(None);
     }
-    let window = if single {
-        let fcs = &head[len - fcs_len..len];
+    let content_size = (fcs_len > 0).then(|| {
         let mut v = [0u8; 8];
-        v[..fcs_len].copy_from_slice(fcs);
+        v[..fcs_len].copy_from_slice(&head[len - fcs_len..len]);
         u64::from_le_bytes(v) + if fcs_len == 2 { 256 } else { 0 }
+    });
+    let window = if let (true, Some(size)) = (single, content_size) {
+        size
     } else {
         let wd = head[5];
         let base = 1u64 << (10 + (wd >> 3));
@@ -104,6 +108,7 @@ pub fn parse_frame_header(head: &[u8]) -> Result<Option<FrameHeader>, String> {
         len,
         window,
         checksum: fhd & 4 != 0,
+        content_size,
     }))
 }
 
@@ -133,6 +138,11 @@ pub struct SalvagingDecoder<R: BufRead> {
     compressed: u64,
     frame_start: u64,
     block_start: u64,
+    /// Bytes decoded in the current frame, and what its header says they must come to
+    /// (checked when the next frame starts: the streaming decoder skips that check for a
+    /// frame ending in an empty block).
+    frame_out: u64,
+    declared: Option<u64>,
 }
 
 /// One decoder call: (input consumed, output written, zstd's hint) or zstd's error name.
@@ -170,6 +180,8 @@ impl<R: BufRead> SalvagingDecoder<R> {
             compressed: 0,
             frame_start: 0,
             block_start: 0,
+            frame_out: 0,
+            declared: None,
         })
     }
 
@@ -178,6 +190,7 @@ impl<R: BufRead> SalvagingDecoder<R> {
         match result {
             Ok((used, written, hint)) => {
                 self.filled += written;
+                self.frame_out += written as u64;
                 self.flush_pending = self.filled == self.out.len();
                 self.frame_done = hint == 0;
                 Some(used)
@@ -226,6 +239,17 @@ impl<R: BufRead> SalvagingDecoder<R> {
 
     /// Reads a frame header (or a skippable frame's) and feeds it to the decoder.
     fn feed_frame_start(&mut self) -> io::Result<()> {
+        if let Some(declared) = self.declared.take() {
+            if self.frame_out != declared {
+                self.fail(format!(
+                    "zstd: the frame at compressed byte {} declares {declared} bytes of \
+                     content but holds {}",
+                    self.frame_start, self.frame_out
+                ));
+                return Ok(());
+            }
+        }
+        self.frame_out = 0;
         let mut head = [0u8; MAX_HEADER];
         self.frame_start = self.compressed;
         self.block_start = self.compressed;
@@ -277,6 +301,7 @@ impl<R: BufRead> SalvagingDecoder<R> {
             return Ok(());
         }
         have = self.take(&mut head, have, header.len)?;
+        self.declared = header.content_size;
         self.step = Step::BlockHeader {
             checksum: header.checksum,
         };

@@ -265,3 +265,32 @@ fn long_windows_up_to_2_gib_are_read() {
         }
     }
 }
+
+/// A frame whose content falls short of the size its header declares is a break after
+/// its content, even when it ends in an empty block (which libzstd's streaming decoder
+/// lets through; its one-pass decoder does not; found by fuzz/zstd_salvage).
+#[test]
+fn a_frame_shorter_than_it_declares_is_a_break() {
+    let dir = TempDir::new("declared");
+    let plain = psv(1000);
+    let mut z = zstd::encode_all(&plain[..], 3).unwrap();
+    let good = z.len();
+    let mut empty = zstd::encode_all(&[][..], 3).unwrap();
+    // Single segment, a 1-byte content size (0) right after the descriptor.
+    assert_eq!((empty[4] & 0xe0, empty[5]), (0x20, 0));
+    empty[5] = 40;
+    z.extend_from_slice(&empty);
+    let path = dir.join("short.psv.zst");
+    std::fs::write(&path, &z).unwrap();
+    let (n, bytes, broken) = read_all(&path, Format::Psv, 1 << 16);
+    assert_eq!((n, bytes == plain), (1000, true));
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0].1, 40_000);
+    let why = &broken[0].2;
+    assert!(
+        why.contains(&format!(
+            "frame at compressed byte {good} declares 40 bytes"
+        )),
+        "{why}"
+    );
+}
