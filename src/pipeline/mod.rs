@@ -102,6 +102,7 @@ fn finish(
         commit,
         checkpoints,
         replaced_files,
+        lock,
         ..
     } = prepared;
     let out_dir = &config.out_dir;
@@ -145,6 +146,7 @@ fn finish(
     for name in [CHECKPOINT_FILE, DEDUP_LOG_FILE] {
         remove_if_present(&out_dir.join(name)).map_err(&out_err)?;
     }
+    drop(lock);
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
 }

@@ -4,8 +4,9 @@
 //! (every input format plain and zstd-compressed), `decisions` (against the corpus labels,
 //! repetition from real move sequences in usi and psv form, unknowns), `dedup` (across
 //! formats, encodings, reference pools and mirrors), `bad_input` (truncated and garbage
-//! records, broken `.zst`, the promised config errors) and `lifecycle` (reruns, a killed
-//! run, dry runs, progress lines). `resume.rs` covers stopped and resumed runs.
+//! records, broken `.zst`, the promised config errors), `lifecycle` (reruns, a killed
+//! run, dry runs, progress lines) and `lock` (one writer per output directory).
+//! `resume.rs` covers stopped and resumed runs.
 
 use crate::support::{data, jsonl, run_bin, TempDir};
 use posfilter::codec::{self, Format};
@@ -22,6 +23,7 @@ mod dedup;
 mod determinism;
 mod formats;
 mod lifecycle;
+mod lock;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
 pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {

@@ -116,8 +116,11 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
             !name.ends_with(".tmp")
                 && !name.ends_with("resume.json")
                 && !name.ends_with("resume.dedup")
+                && !name.ends_with("posfilter.lock")
         })
         .collect();
+    // The killed run's lock stays (its process is gone: the rerun takes it over).
+    assert!(out.join("posfilter.lock").exists());
     assert!(
         left.iter().any(|p| p.ends_with("kept/part-00000.psfen")),
         "{left:?}"
@@ -134,6 +137,7 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     let rerun = args(&out);
     run_ok(&rerun.iter().map(String::as_str).collect::<Vec<_>>());
     same_outputs(&out, &fresh, &[]);
+    assert!(!out.join("posfilter.lock").exists());
 }
 
 /// `--dry-run` names every input with its format and record count, what it would replace
