@@ -46,6 +46,16 @@ pub(crate) fn run_ok(args: &[&str]) -> String {
     err
 }
 
+/// Runs the binary with `args`; returns (exit status, stderr).
+pub(crate) fn run_status(args: &[&str]) -> (i32, String) {
+    let o = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o.status.code().unwrap_or(-1), err)
+}
+
 pub(crate) fn report(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }

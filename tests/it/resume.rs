@@ -363,7 +363,9 @@ fn resuming_around_a_broken_zst_input_rejects_the_same_rest() {
         "checkpoint_records = 1000\n[filter.mate]\nnodes = 1000\n",
     );
     let full = dir.join("full");
-    run_ok(&["run", &cfg, "--out", full.to_str().unwrap(), "--quiet"]);
+    // Exit status 1: complete, but the broken file could not be read to the end.
+    let (code, err) = run_stopping(&cfg, &full, 2, None, &["--quiet"]);
+    assert_eq!(code, 1, "{err}");
     let r = report(&full);
     assert_eq!(r["rejected_reasons"]["unreadable"], 1);
     let input = r["records"]["input"].as_u64().unwrap();
@@ -371,12 +373,12 @@ fn resuming_around_a_broken_zst_input_rejects_the_same_rest() {
     for k in 1.. {
         let out = dir.join(&format!("stop{k}"));
         let (code, err) = run_stopping(&cfg, &out, 2, Some(k), &["--quiet"]);
-        if code == 0 {
+        if code == 1 {
             break;
         }
         assert_eq!(code, 75, "{err}");
         let (code, err) = run_stopping(&cfg, &out, 1, None, &["--quiet", "--resume"]);
-        assert_eq!(code, 0, "stop {k}: {err}");
+        assert_eq!(code, 1, "stop {k}: {err}");
         same_outputs(&full, &out, &[]);
         stops += 1;
     }

@@ -49,6 +49,8 @@ pub struct Config {
     pub(crate) input_paths: Vec<PathBuf>,
     /// The inputs' format, `None` = detect each file's.
     pub(crate) input_format: Option<Format>,
+    /// Rejected records beyond which a completed run exits with status 1 (`None`: no limit).
+    pub(crate) max_rejected: Option<u64>,
     /// Reference pools for dedup, joined with the config directory.
     pub(crate) reference_paths: Vec<PathBuf>,
     /// Output directory.
@@ -125,6 +127,11 @@ impl Config {
         &self.out_dir
     }
 
+    /// Rejected records beyond which a completed run exits with status 1 (`None`: no limit).
+    pub fn max_rejected(&self) -> Option<u64> {
+        self.max_rejected
+    }
+
     /// Input records between checkpoints (0 = none).
     pub fn checkpoint_records(&self) -> u64 {
         self.checkpoint_records
@@ -147,7 +154,9 @@ impl Config {
     pub(crate) fn echo(&self, threads: bool) -> serde_json::Value {
         let mut raw = self.raw.clone();
         if !threads {
+            // Neither changes the output: a resume may change them.
             raw.workers.threads = 0;
+            raw.input.max_rejected = None;
         }
         serde_json::to_value(&raw).unwrap_or_default()
     }
@@ -195,6 +204,7 @@ impl Config {
         Ok(Config {
             input_paths: raw.input.paths.iter().map(|p| join(Path::new(p))).collect(),
             input_format: raw.input.format.format(),
+            max_rejected: raw.input.max_rejected,
             reference_paths: raw.filter.dedup.reference.iter().map(|p| join(p)).collect(),
             out_dir: match &overrides.out_dir {
                 Some(dir) => dir.clone(),

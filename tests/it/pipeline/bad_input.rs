@@ -104,6 +104,40 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     assert_eq!(reconciles(&report(&out)), 3);
 }
 
+/// Exit status: 0 for a clean run (rejections within `input.max_rejected` included), 1 for a
+/// completed run with more rejections than that, 2 for a run that could not start.
+#[test]
+fn the_exit_status_tells_clean_incomplete_and_failed_runs_apart() {
+    let dir = TempDir::new("exit-status");
+    let mut bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..20 * 32].to_vec();
+    bytes.extend_from_slice(&[0xff; 3 * 32]); // 3 records that do not decode
+    let path = dir.join("bad.psfen");
+    std::fs::write(&path, bytes).unwrap();
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let run = |extra: &str| {
+        let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+        let cfg = std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("[input]\n", &format!("[input]\n{extra}\n"));
+        let file = dir.join("status.toml");
+        std::fs::write(&file, cfg).unwrap();
+        run_status(&["run", file.to_str().unwrap(), "--out", out, "--quiet"])
+    };
+    assert_eq!(run(""), (0, String::new()));
+    assert_eq!(run("max_rejected = 3"), (0, String::new()));
+    let (code, err) = run("max_rejected = 2");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("3 records were rejected, more than input.max_rejected = 2"),
+        "{err}"
+    );
+    assert_eq!(report(&dir.0.join("out"))["records"]["rejected"], 3);
+    let (code, err) = run("max_rejected = -1");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("max_rejected"), "{err}");
+}
+
 #[test]
 fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let dir = TempDir::new("broken");
@@ -111,8 +145,17 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let good = startpos_file(&dir, "good.psfen", 100);
     let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
     let out = dir.join("out");
-    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    let (code, log) = run_status(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    // Completed, but part of the input is missing: status 1, said even with --quiet.
+    assert_eq!(code, 1, "{log}");
     assert!(log.contains("could not be read to the end"), "{log}");
+    let (code, log) = run_status(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 1, "{log}");
+    assert_eq!(
+        log.trim(),
+        "posfilter: the run completed, but 1 input file(s) could not be read to the end: \
+         exit status 1 (see rejected.jsonl)"
+    );
     let r = report(&out);
     assert_eq!(reconciles(&r), whole + 1 + 100);
     assert_eq!(r["rejected_reasons"]["unreadable"], 1);
