@@ -150,6 +150,7 @@ impl Plan {
             ", mate filter off".into()
         };
         let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
+        self.describe_zstd_window(&mut s);
         let _ = writeln!(
             s,
             "checkpoints: {}{}",
@@ -174,6 +175,27 @@ impl Plan {
         }
         s
     }
+    /// The dry run's line on zstd windows, with compressed inputs or pools: the largest
+    /// window a first frame asks for, which the decoder holds while it reads that file (one
+    /// file at a time; `zstd --long=31` asks for 2 GiB).
+    fn describe_zstd_window(&self, s: &mut String) {
+        let files = self.paths.iter().zip(&self.detections);
+        let pools = self.references.iter().zip(&self.reference_detections);
+        let largest = files
+            .chain(pools)
+            .filter(|(_, d)| d.compressed)
+            .filter_map(|(p, _)| Some((first_zstd_window(p)?, p)))
+            .max_by_key(|&(window, _)| window);
+        if let Some((window, path)) = largest {
+            let _ = writeln!(
+                s,
+                "zstd window: {} (the largest, {}), held in memory while that file is read",
+                BinaryBytes(window),
+                path.display()
+            );
+        }
+    }
+
     /// The dry run's line on the dedup index: its size if every record is distinct.
     fn describe_dedup(&self, s: &mut String) {
         let records = self.dedup_records_at_least();
@@ -214,11 +236,20 @@ fn expand(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, PipelineError> {
 }
 
 /// A file's record count, if its size tells it.
-fn exact_records(d: &Detection) -> Option<u64> {
+pub(crate) fn exact_records(d: &Detection) -> Option<u64> {
     match (d.compressed, d.format.record_size()) {
         (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
         _ => None,
     }
+}
+
+/// The window the first zstd frame of `path` asks for (`None` if it cannot be read).
+fn first_zstd_window(path: &std::path::Path) -> Option<u64> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(18);
+    let file = std::fs::File::open(path).ok()?;
+    file.take(18).read_to_end(&mut head).ok()?;
+    crate::io::zstd_stream::first_frame_header(&head).map(|h| h.window)
 }
 
 /// One line per file: path, format, size, records (when known) and why that format.

@@ -256,6 +256,21 @@ fn long_windows_up_to_2_gib_are_read() {
         let (n, bytes, broken) = read_all(&path, Format::Psv, 1 << 16);
         assert!(broken.is_empty(), "window 2^{log}: {broken:?}");
         assert_eq!((n, bytes == plain), (5000, true), "window 2^{log}");
+        // The dry run states the memory the window costs.
+        let cfg = dir.join("p.toml");
+        let text = format!("[input]\npaths = [{:?}]\n", path.display().to_string());
+        std::fs::write(&cfg, text).unwrap();
+        let o = std::process::Command::new(bin())
+            .args(["run", cfg.to_str().unwrap(), "--dry-run"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let line = format!(
+            "zstd window: {} (the largest, {})",
+            indicatif::BinaryBytes(1u64 << log),
+            path.display()
+        );
+        assert!(err.contains(&line), "{err}");
         if log == 31 {
             // Mantissa 1: 2 GiB + 256 MiB.
             let mut big = z.clone();
