@@ -325,6 +325,56 @@ fn a_resume_that_cannot_be_sound_is_refused_with_the_reason() {
     std::fs::write(&shard, kept).unwrap();
     refused(&cfg, "CRC-32 differs");
 
+    // resume.json edited by hand (40,000 records resumed as 39,999 before): its checksum
+    // no longer matches; only the untouched file resumes.
+    stop(2);
+    let resume = out.join("resume.json");
+    let text = std::fs::read_to_string(&resume).unwrap();
+    let cp: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(cp["checksum"].as_str().unwrap().len(), 8);
+    let next = cp["next"]["next_index"].as_u64().unwrap();
+    let edited = text.replacen(
+        &format!("\"next_index\": {next}"),
+        &format!("\"next_index\": {}", next + 1),
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&resume, edited).unwrap();
+    refused(&cfg, "resume.json: its checksum does not match");
+    std::fs::write(&resume, &text).unwrap();
+    let (code, err) = run_stopping(&cfg, &out, 1, None, &["--resume", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    // Edited with a checksum made to match (the CRC-32 of the file with its 8 digits as
+    // zeros), the reader one record further on: the resume goes through, but the end of
+    // the run finds that in.psfen's 600 records were not all read.
+    stop(2);
+    let text = std::fs::read_to_string(&resume).unwrap();
+    let cp: Value = serde_json::from_str(&text).unwrap();
+    let offset = cp["next"]["offset"].as_u64().unwrap();
+    let sum = cp["checksum"].as_str().unwrap();
+    let edited = text
+        .replacen(
+            &format!("\"offset\": {offset},"),
+            &format!("\"offset\": {},", offset + 32),
+            1,
+        )
+        .replace(
+            &format!("\"checksum\": \"{sum}\""),
+            "\"checksum\": \"00000000\"",
+        );
+    let crc = format!("{:08x}", crc32fast::hash(edited.as_bytes()));
+    let edited = edited.replace(
+        "\"checksum\": \"00000000\"",
+        &format!("\"checksum\": \"{crc}\""),
+    );
+    std::fs::write(&resume, edited).unwrap();
+    let (code, err) = run_stopping(&cfg, &out, 1, None, &["--resume", "--quiet"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("in.psfen holds 600 records, but the run counted 599"),
+        "{err}"
+    );
+
     // The dedup log is checked too.
     stop(3);
     let log = out.join("resume.dedup");

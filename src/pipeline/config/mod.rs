@@ -256,7 +256,8 @@ impl Config {
     }
 }
 
-/// Worker threads for a `threads` setting (0: every core).
+/// Worker threads for a `threads` setting (0: every core; at most [`MAX_THREADS_PER_CORE`]
+/// per core).
 pub(crate) fn worker_threads(threads: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     match threads {
