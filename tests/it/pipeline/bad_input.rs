@@ -272,3 +272,39 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
         }
     }
 }
+
+/// A file of long garbage lines (as a zstd bomb of text decompresses to): every record still
+/// gets its line in rejected.jsonl, but the bytes shown stop after 1 MiB of them for the file
+/// (each line shows at most 4 KiB), and the lines past that say `"raw_cut": true`. Before,
+/// 1,000 such lines wrote 12 MB (a 2 KB bomb wrote 445 MB).
+#[test]
+fn rejected_jsonl_shows_at_most_1_mib_of_one_files_bytes() {
+    let dir = TempDir::new("raw-cap");
+    let path = dir.join("junk.sfen");
+    let line = format!("{}\n", "x".repeat(5000));
+    std::fs::write(&path, line.repeat(1000)).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("[input]\n", "[input]\nformat = \"sfen\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let out = dir.join("out");
+    let (code, err) = run_status(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 1000);
+    for (i, r) in rejected.iter().enumerate() {
+        assert_eq!(r["index"], i as u64);
+        assert_eq!(r["bytes"], 5000);
+        let shown = r["raw"].as_str().unwrap().len() / 2;
+        if i < 256 {
+            assert_eq!((shown, r.get("raw_cut")), (4096, None), "line {i}");
+            assert_eq!(r["text"].as_str().unwrap().len(), 4096);
+        } else {
+            assert_eq!((shown, &r["raw_cut"]), (0, &Value::Bool(true)), "line {i}");
+            assert!(r.get("text").is_none());
+        }
+    }
+    let size = std::fs::metadata(out.join("rejected.jsonl")).unwrap().len();
+    assert!(size < 3_500_000, "{size} bytes");
+}
