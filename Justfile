@@ -20,11 +20,13 @@ bench:
     cargo bench
 
 # cargo-fuzz targets: decode_binary, decode_text, decode_games (hcpe3 / .pack / sbinpack),
-# movegen (against rsshogi), mate (against brute force and the solver's own variants). Needs `cargo install cargo-fuzz`; on a stable
-# toolchain RUSTC_BOOTSTRAP=1 unlocks the sanitizer flags cargo-fuzz passes (no nightly
-# can be fetched here). Not run in CI.
+# movegen (against rsshogi), mate (against brute force and the solver's own variants),
+# zstd_salvage (damaged .zst against libzstd; a damaged header may ask for a 2 GiB window,
+# hence the malloc limit). Needs `cargo install cargo-fuzz`; on a stable toolchain
+# RUSTC_BOOTSTRAP=1 unlocks the sanitizer flags cargo-fuzz passes (no nightly can be
+# fetched here). Not run in CI.
 fuzz target="decode_binary" seconds="60":
-    cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {{target}} -- -max_total_time={{seconds}}
+    cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {{target}} -- -max_total_time={{seconds}} -malloc_limit_mb=2300
 
 # game-format decoding (hcpe3, .pack, sbinpack) against rsshogi's decoders, same run
 bench-games:

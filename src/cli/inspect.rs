@@ -9,7 +9,7 @@ use posfilter::codec::game::{infer::HcpeGames, Game, GameFormat};
 use posfilter::codec::{self, Format, GameResult, TeacherFields};
 use posfilter::filter::declaration::{open_path_info, OpenPathStats};
 use posfilter::io::batch::{batches_of, BatchOptions};
-use posfilter::io::input::detect;
+use posfilter::io::detect::detect;
 use posfilter::shogi::{Color, PieceType, Position};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -172,7 +172,7 @@ fn write_dump(out: &mut impl Write, sfen: String, t: Option<&TeacherFields>) -> 
 
 fn report(
     path: &Path,
-    det: &posfilter::io::input::Detection,
+    det: &posfilter::io::detect::Detection,
     st: &Stats,
     json_out: bool,
 ) -> Result<()> {

@@ -1,5 +1,10 @@
 //! `posfilter run pipeline.toml`: load and resolve the config, run the pipeline, print the
-//! summary. Exit status 0 on success; a failed reconciliation or an I/O error is an error.
+//! summary.
+//!
+//! Exit status: 0 a clean run; 1 a run that completed but did not read all of its input
+//! (an input file not readable to the end, more rejected records than
+//! `input.max_rejected`); 2 an error (`src/main.rs`: a failed reconciliation, an I/O error,
+//! a refused config or output directory); 130 interrupted (Ctrl-C, SIGTERM).
 
 use anyhow::{Context, Result};
 use posfilter::pipeline::{
@@ -58,7 +63,14 @@ pub fn run(
         return Ok(ExitCode::SUCCESS);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if config.threads() > cores && !quiet {
+    if let Some(asked) = config.threads_capped_from() {
+        eprintln!(
+            "posfilter: warning: {asked} worker threads asked for, capped at {} ({} per core \
+             on {cores} cores)",
+            config.threads(),
+            pipeline::config::MAX_THREADS_PER_CORE
+        );
+    } else if config.threads() > cores && !quiet {
         // More workers than cores only add switching, and with the solver on, a table each.
         let tables = match config.table_mb() {
             Some(mb) => format!(
@@ -105,7 +117,16 @@ pub fn run(
             report.records.rejected
         );
     }
-    Ok(ExitCode::SUCCESS)
+    let incomplete = report.incomplete_input(config.max_rejected());
+    if incomplete.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Said even with --quiet: the exit status alone does not say what is missing.
+    eprintln!(
+        "posfilter: the run completed, but {}: exit status 1 (see rejected.jsonl)",
+        incomplete.join("; ")
+    );
+    Ok(ExitCode::from(1))
 }
 
 /// On Ctrl-C or SIGTERM (a batch system's time limit), says before exiting (status 130)

@@ -17,10 +17,14 @@
 //! equal hands for both sides; the side to move's hand alone decides the relation.
 //!
 //! # Cost
-//! `push` is O(1) amortised plus the number of earlier same-board positions, which it walks
-//! nearest first through a per-entry link (`prev_same`) and a hash map from board key to the
-//! newest entry. Perpetual check is O(1): `check_run[k]` is the number of consecutive
-//! positions `k, k-2, k-4, …` whose side to move is in check.
+//! Linear in the game's length whatever it repeats. The earlier positions with the position's
+//! board key are held in groups by the side to move's hand (a group: how many, the newest);
+//! a scan walks the board's groups, not its positions, so a king shuffled back and forth
+//! 50,000 times is one group. A push is O(1) amortised plus the number of distinct hands the
+//! board was seen with (in a real game a handful; a psv "game" of arbitrary records with one
+//! board and 65,536 different hands is the bound). [`GameHistory::load_usi`] scans only the
+//! line's final position. Perpetual check is O(1): `check_run[k]` is the number of
+//! consecutive positions `k, k-2, k-4, …` whose side to move is in check.
 //!
 //! # Invariants
 //! - Board keys carry the side to move in bit 0 ([`zobrist::SIDE`]), so equal board keys
@@ -230,7 +234,35 @@ struct Slot {
 #[derive(Clone, Debug, Default)]
 pub struct GameHistory {
     slots: Vec<Slot>,
-    newest: HashMap<u64, u32, BuildKeyHasher>,
+    /// Per board key: the newest slot and the first of its hand groups.
+    boards: HashMap<u64, Board, BuildKeyHasher>,
+    /// Per (board key, side to move's hand): its group.
+    group_of: HashMap<(u64, Hand), u32, BuildKeyHasher>,
+    groups: Vec<HandGroup>,
+    /// The scan of the newest position.
+    last_scan: Option<RepetitionScan>,
+}
+
+/// The positions of a game with one board key.
+#[derive(Clone, Copy, Debug)]
+struct Board {
+    /// The newest slot with this board key.
+    newest: u32,
+    /// The newest hand group of the board (they are linked through `HandGroup::next`).
+    first_group: u32,
+}
+
+/// The positions of a game with one board key and one side-to-move hand.
+#[derive(Clone, Copy, Debug)]
+struct HandGroup {
+    /// The side to move's hand they share.
+    hand: Hand,
+    /// How many.
+    count: u32,
+    /// The newest one's slot.
+    newest: u32,
+    /// The board's next (older) group, or `NONE`.
+    next: u32,
 }
 
 impl GameHistory {
@@ -242,7 +274,10 @@ impl GameHistory {
     /// Forgets every position (a new game starts), keeping the allocations.
     pub fn clear(&mut self) {
         self.slots.clear();
-        self.newest.clear();
+        self.boards.clear();
+        self.group_of.clear();
+        self.groups.clear();
+        self.last_scan = None;
     }
 
     /// Number of positions held.
@@ -281,11 +316,24 @@ impl GameHistory {
     /// cleared first (psv: a game is a run of records with increasing `gamePly`). Distances
     /// are in plies; perpetual check across a gap is [`Perpetual::Unknown`].
     pub fn push_at(&mut self, entry: HistoryEntry, ply: u32) -> RepetitionScan {
+        let scan = self.append(entry, ply, true).unwrap_or_default();
+        self.last_scan = Some(scan);
+        scan
+    }
+
+    /// Appends `entry` at `ply` (clearing the history first when the ply does not follow
+    /// on), scans it if `scan` (against the groups as they were before it), then files it
+    /// under its board and hand group.
+    fn append(&mut self, entry: HistoryEntry, ply: u32, scan: bool) -> Option<RepetitionScan> {
         if self.slots.last().is_some_and(|s| s.ply >= ply) {
             self.clear();
         }
         let idx = self.slots.len() as u32;
-        let prev_same = self.newest.insert(entry.board_key, idx).unwrap_or(NONE);
+        let key = entry.board_key;
+        let (prev_same, first_group) = self
+            .boards
+            .get(&key)
+            .map_or((NONE, NONE), |b| (b.newest, b.first_group));
         let check_run = if entry.in_check {
             1 + idx
                 .checked_sub(2)
@@ -299,28 +347,58 @@ impl GameHistory {
             check_run,
             ply,
         });
-        self.scan_index(idx as usize)
+        let result = scan.then(|| self.scan_groups(idx as usize, first_group));
+        let hand = entry.hands[entry.side_to_move().index()];
+        let mut first = first_group;
+        match self.group_of.get(&(key, hand)) {
+            Some(&g) => {
+                let group = &mut self.groups[g as usize];
+                group.count += 1;
+                group.newest = idx;
+            }
+            None => {
+                first = self.groups.len() as u32;
+                self.groups.push(HandGroup {
+                    hand,
+                    count: 1,
+                    newest: idx,
+                    next: first_group,
+                });
+                self.group_of.insert((key, hand), first);
+            }
+        }
+        self.boards.insert(
+            key,
+            Board {
+                newest: idx,
+                first_group: first,
+            },
+        );
+        self.last_scan = None;
+        result
     }
 
     /// Starts over with the history of a USI line (its start position and every position
     /// before each move, from [`crate::codec::text::parse_usi_line`]) and pushes the line's
-    /// final position `last`, returning its scan.
+    /// final position `last`, returning its scan. Only `last` is scanned.
     pub fn load_usi(&mut self, history: &History, last: &Position) -> RepetitionScan {
         self.clear();
         for s in &history.plies {
-            self.push(s.into());
+            let ply = self.slots.last().map_or(0, |s| s.ply.saturating_add(1));
+            self.append(s.into(), ply, false);
         }
         self.push_position(last)
     }
 
-    /// The scan of the newest position (as `push` returned it), or `None` when empty.
+    /// The scan of the newest position as `push` returned it; `None` when empty or when
+    /// it was not scanned (the history of [`GameHistory::load_usi`] before its last).
     pub fn scan_last(&self) -> Option<RepetitionScan> {
-        self.slots.len().checked_sub(1).map(|i| self.scan_index(i))
+        self.last_scan
     }
 
     /// Earlier entries with board key `board_key`, newest first, with their indices.
     pub fn lookup(&self, board_key: u64) -> impl Iterator<Item = (usize, &HistoryEntry)> + '_ {
-        let mut next = self.newest.get(&board_key).copied().unwrap_or(NONE);
+        let mut next = self.boards.get(&board_key).map_or(NONE, |b| b.newest);
         std::iter::from_fn(move || {
             if next == NONE {
                 return None;
@@ -332,36 +410,36 @@ impl GameHistory {
         })
     }
 
-    fn scan_index(&self, idx: usize) -> RepetitionScan {
+    /// The scan of slot `idx` against the hand groups of its board from `group` on (the
+    /// groups as they were before `idx` was filed).
+    fn scan_groups(&self, idx: usize, mut group: u32) -> RepetitionScan {
         let mut scan = RepetitionScan::default();
         let cur = &self.slots[idx];
         let side = cur.entry.side_to_move().index();
         let mine = cur.entry.hands[side];
-        let mut j = cur.prev_same;
-        while j != NONE {
-            let slot = &self.slots[j as usize];
-            let back = cur.ply - slot.ply;
-            let rel = mine.relation(slot.entry.hands[side]);
-            if scan.nearest_same_board_back.is_none() {
-                scan.nearest_same_board_back = Some(back);
-                scan.nearest_relation = Some(rel);
-            }
-            match rel {
+        if cur.prev_same != NONE {
+            let nearest = &self.slots[cur.prev_same as usize];
+            scan.nearest_same_board_back = Some(cur.ply - nearest.ply);
+            scan.nearest_relation = Some(mine.relation(nearest.entry.hands[side]));
+        }
+        let nearer = |old: Option<u32>, back: u32| Some(old.map_or(back, |o| o.min(back)));
+        while group != NONE {
+            let g = &self.groups[group as usize];
+            let back = cur.ply - self.slots[g.newest as usize].ply;
+            match mine.relation(g.hand) {
                 HandRelation::Equal => {
-                    scan.exact += 1;
-                    if scan.nearest_exact_back.is_none() {
-                        scan.nearest_exact_back = Some(back);
-                        scan.perpetual = self.perpetual(idx, j as usize, back);
-                    }
+                    scan.exact = g.count;
+                    scan.nearest_exact_back = Some(back);
+                    scan.perpetual = self.perpetual(idx, g.newest as usize, back);
                 }
                 HandRelation::Inferior => {
-                    scan.inferior += 1;
-                    scan.nearest_inferior_back.get_or_insert(back);
+                    scan.inferior += g.count;
+                    scan.nearest_inferior_back = nearer(scan.nearest_inferior_back, back);
                 }
-                HandRelation::Superior => scan.superior += 1,
-                HandRelation::Incomparable => scan.incomparable += 1,
+                HandRelation::Superior => scan.superior += g.count,
+                HandRelation::Incomparable => scan.incomparable += g.count,
             }
-            j = slot.prev_same;
+            group = g.next;
         }
         scan
     }

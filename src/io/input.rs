@@ -1,5 +1,6 @@
-//! Input files: path and glob expansion, memory-mapped reading in windows, zstd streams
-//! decoded straight from the map, and format detection that explains itself.
+//! Input files: path and glob expansion, memory-mapped reading in windows, and zstd streams
+//! decoded straight from the map (src/io/zstd_stream.rs). Format detection is in
+//! src/io/detect.rs.
 //!
 //! # Memory
 //! A file is mapped one window ([`WINDOW`] bytes) at a time; a window is unmapped as soon as
@@ -13,7 +14,7 @@
 //! SSE prefetch of large tables (src/prefetch.rs, no-op off x86-64) and the huge-page advice
 //! for the mate table (src/hugepages.rs, Linux only).
 
-use crate::codec::{self, Format};
+use super::zstd_stream::SalvagingDecoder;
 use memmap2::{Advice, Mmap, MmapOptions};
 use std::fs::File;
 use std::io::{self, BufRead, Read};
@@ -26,10 +27,6 @@ use thiserror::Error;
 pub const WINDOW: usize = 64 << 20;
 /// The zstd frame magic number, little-endian bytes.
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-/// Bytes of (decompressed) data the detector looks at.
-pub const PROBE_BYTES: usize = 64 << 10;
-/// Records the detector tries to decode per candidate format.
-pub const PROBE_RECORDS: usize = 64;
 
 /// Errors opening, listing or recognising input files.
 #[derive(Debug, Error)]
@@ -45,6 +42,15 @@ pub enum InputError {
     /// A path or pattern matched no file.
     #[error("{0:?} matches no file")]
     NoMatch(String),
+    /// A path names something that exists but is not a regular file (what: "is a FIFO
+    /// …", "is a symbolic link … that loops", …).
+    #[error("{}: {what}", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: String,
+    },
     /// A path names a directory, not files.
     #[error("{0:?} is a directory: name its files, e.g. \"{0}/*.psv\"")]
     Directory(String),
@@ -79,7 +85,7 @@ pub enum InputError {
     },
 }
 
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> InputError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> InputError + '_ {
     move |source| InputError::Io {
         path: path.to_path_buf(),
         err: source,
@@ -88,14 +94,22 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> InputError + '_ {
 
 /// Expands paths and glob patterns (`*`, `?`, `[...]`) into files, in the order given; each
 /// pattern's matches sorted by name; a file named twice (in any spelling) is listed once,
-/// the first time. A pattern matching nothing is an error.
+/// the first time. A pattern matching nothing is an error; so is a path or match that is
+/// not a regular file (a FIFO, a device, a socket, a dangling or looping symbolic link),
+/// saying what it is. Directories matched by a glob are skipped.
 pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
     let mut out: Vec<PathBuf> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for pattern in patterns {
         let mut found = Vec::new();
-        if Path::new(pattern).is_file() {
+        let path = Path::new(pattern);
+        if path.is_file() {
             found.push(PathBuf::from(pattern));
+        } else if let Some(what) = not_a_file(path) {
+            return Err(InputError::NotAFile {
+                path: path.to_path_buf(),
+                what,
+            });
         } else if pattern.contains(['*', '?', '[']) {
             let paths = glob::glob(pattern).map_err(|e| InputError::Glob {
                 pattern: pattern.clone(),
@@ -104,12 +118,14 @@ pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
             for p in paths.flatten() {
                 if p.is_file() {
                     found.push(p);
+                } else if let Some(what) = not_a_file(&p) {
+                    return Err(InputError::NotAFile { path: p, what });
                 }
             }
             found.sort();
         }
         if found.is_empty() {
-            if Path::new(pattern).is_dir() {
+            if path.is_dir() {
                 return Err(InputError::Directory(
                     pattern.trim_end_matches('/').to_string(),
                 ));
@@ -125,6 +141,65 @@ pub fn expand(patterns: &[String]) -> Result<Vec<PathBuf>, InputError> {
         }
     }
     Ok(out)
+}
+
+/// What `path` is when it exists but is neither a regular file nor a directory (after
+/// following symbolic links); `None` for files, directories and paths that do not exist.
+pub(crate) fn not_a_file(path: &Path) -> Option<String> {
+    let link = std::fs::symlink_metadata(path).ok()?;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if link.file_type().is_symlink() => {
+            let target = std::fs::read_link(path)
+                .map_or_else(|_| String::new(), |t| format!(" to {}", t.display()));
+            return Some(if is_loop(&e) {
+                format!("is a symbolic link{target} that loops (it leads back to itself)")
+            } else {
+                format!("is a symbolic link{target}, which leads to no file ({e})")
+            });
+        }
+        Err(e) => return Some(format!("cannot be read: {e}")),
+    };
+    let t = meta.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
+    }
+    Some(format!(
+        "is {}, not a regular file: posfilter maps its inputs, so save the data to a file \
+         first",
+        special_kind(t)
+    ))
+}
+
+/// Whether `e` says "too many levels of symbolic links".
+fn is_loop(e: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    return e.raw_os_error() == Some(libc::ELOOP);
+    #[cfg(not(target_os = "linux"))]
+    return e.to_string().contains("symbolic links");
+}
+
+/// The kind of a file that is neither a regular file nor a directory.
+#[cfg(unix)]
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// The kind of a file that is neither a regular file nor a directory.
+#[cfg(not(unix))]
+fn special_kind(_: std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// Reads a file through successive memory-mapped windows (a [`BufRead`] whose buffer is the
@@ -267,8 +342,7 @@ pub fn open_stream_tracked(
         len: reader.len,
     };
     let stream: Box<dyn BufRead + Send> = if is_zstd(path)? {
-        let dec = zstd::stream::read::Decoder::with_buffer(reader).map_err(io_err(path))?;
-        Box::new(io::BufReader::with_capacity(1 << 20, dec))
+        Box::new(SalvagingDecoder::new(reader).map_err(io_err(path))?)
     } else {
         Box::new(reader)
     };
@@ -296,232 +370,4 @@ pub fn read_until_error(r: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io:
         }
     }
     (n, None)
-}
-
-/// The outcome of format detection for one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Detection {
-    /// The format chosen.
-    pub format: Format,
-    /// Whether the file is zstd-compressed.
-    pub compressed: bool,
-    /// The size on disk.
-    pub file_bytes: u64,
-    /// Why: one line per piece of evidence, in the order it was considered.
-    pub reasons: Vec<String>,
-}
-
-/// Recognises the format of `path`. An `explicit` format always wins (the evidence is still
-/// reported). Otherwise: the zstd magic, the extension (after removing `.zst`), text versus
-/// binary, and for binary files a decode probe of the first records of each binary format,
-/// with record-size divisibility of the (uncompressed) length as a tie-breaker. Two formats
-/// that both survive (PackedSfen and HCP share the record size) stop with an error asking
-/// for an explicit format.
-pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputError> {
-    let compressed = is_zstd(path)?;
-    let file_bytes = std::fs::metadata(path).map_err(io_err(path))?.len();
-    let mut reasons = Vec::new();
-    if compressed {
-        reasons.push("zstd magic number 28 b5 2f fd: decompressed as a stream".to_string());
-    }
-    let mut sample = vec![0u8; PROBE_BYTES];
-    // A stream that breaks after its first bytes is still detected from them; the batch
-    // reader then rejects the unreadable rest.
-    let n = match read_until_error(&mut open_stream(path)?, &mut sample) {
-        (0, Some(e)) => {
-            return Err(InputError::Unreadable {
-                path: path.to_path_buf(),
-                offset: 0,
-                reason: e.to_string(),
-            })
-        }
-        (n, _) => n,
-    };
-    sample.truncate(n);
-    let known_len = (!compressed).then_some(file_bytes);
-    let done = |format, reasons| {
-        Ok(Detection {
-            format,
-            compressed,
-            file_bytes,
-            reasons,
-        })
-    };
-    if let Some(f) = explicit {
-        reasons.push(format!("format {f} given explicitly"));
-        if let Some(note) = probe_note(f, &sample, known_len) {
-            reasons.push(note);
-        }
-        return done(f, reasons);
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase());
-    let name = name.unwrap_or_default();
-    let stem = name.strip_suffix(".zst").unwrap_or(&name);
-    let ext = Path::new(stem)
-        .extension()
-        .map(|e| e.to_string_lossy().to_string());
-    if let Some(f) = ext.as_deref().and_then(Format::from_extension) {
-        reasons.push(format!("extension .{}", f.extension()));
-        if let Some(note) = probe_note(f, &sample, known_len) {
-            reasons.push(note);
-        }
-        return done(f, reasons);
-    }
-    if sample.is_empty() {
-        return Err(InputError::Detect {
-            path: path.to_path_buf(),
-            reason: "the file is empty and its name has no format extension".into(),
-        });
-    }
-    if looks_like_text(&sample) {
-        let f = text_format(&sample);
-        reasons.push(format!(
-            "text (printable UTF-8 lines); first line {}",
-            if f == Format::Usi {
-                "is a USI position (startpos / moves)"
-            } else {
-                "is an SFEN"
-            }
-        ));
-        if let Some(note) = probe_note(f, &sample, known_len) {
-            reasons.push(note);
-        }
-        return done(f, reasons);
-    }
-    reasons.push("binary (not printable text)".into());
-    if sample.starts_with(&codec::game::sbinpack::MAGIC) {
-        reasons.push("sbinpack chunk magic SBN2".into());
-        return done(Format::Sbinpack, reasons);
-    }
-    let mut survivors = Vec::new();
-    for f in Format::BINARY.into_iter().chain(GAME_FORMATS) {
-        let (ok, tried) = probe(f, &sample);
-        let size = f.record_size();
-        let divides = known_len.zip(size).map(|(l, size)| l % size as u64 == 0);
-        let fits = tried > 0 && ok * 10 >= tried * 9;
-        let what = if f.is_game() { "games" } else { "records" };
-        reasons.push(format!(
-            "{f}: {ok} of the first {tried} {what} decode{}",
-            match (divides, size) {
-                (Some(true), Some(size)) => format!(", length is a multiple of {size}"),
-                (Some(false), Some(size)) => format!(", length is not a multiple of {size}"),
-                _ => String::new(),
-            }
-        ));
-        if fits {
-            survivors.push((f, divides != Some(false)));
-        }
-    }
-    if survivors.len() > 1 && survivors.iter().any(|s| s.1) {
-        survivors.retain(|s| s.1);
-    }
-    match survivors.as_slice() {
-        [(f, _)] => {
-            reasons.push(format!("only {f} fits"));
-            done(*f, reasons)
-        }
-        [] => Err(InputError::Detect {
-            path: path.to_path_buf(),
-            reason: format!(
-                "no binary format decodes its first records ({}); give the format explicitly",
-                reasons.join("; ")
-            ),
-        }),
-        many => Err(InputError::Detect {
-            path: path.to_path_buf(),
-            reason: format!(
-                "ambiguous: {} all decode ({}); give the format explicitly",
-                many.iter()
-                    .map(|s| s.0.name())
-                    .collect::<Vec<_>>()
-                    .join(" and "),
-                reasons.join("; ")
-            ),
-        }),
-    }
-}
-
-/// The game formats the detector probes after the fixed-size ones (sbinpack is known by
-/// its magic).
-const GAME_FORMATS: [Format; 2] = [Format::Hcpe3, Format::Pack];
-
-/// Decodes up to [`PROBE_RECORDS`] records of `format` from `sample`: (decoded, tried). A
-/// game format decodes up to `codec::game::PROBE_GAMES` games (ok: no fault and a move).
-pub fn probe(format: Format, sample: &[u8]) -> (usize, usize) {
-    if let Some(g) = codec::game::GameFormat::of(format) {
-        return codec::game::probe(g, sample, sample.len() < PROBE_BYTES);
-    }
-    let mut ok = 0;
-    let mut tried = 0;
-    match format.record_size() {
-        Some(size) => {
-            for rec in sample.chunks_exact(size).take(PROBE_RECORDS) {
-                tried += 1;
-                ok += codec::decode(format, rec).is_ok() as usize;
-            }
-        }
-        None => {
-            let mut lines: Vec<&[u8]> = sample.split(|&b| b == b'\n').collect();
-            if sample.len() == PROBE_BYTES {
-                lines.pop(); // possibly cut in the middle
-            }
-            for line in lines
-                .into_iter()
-                .filter(|l| !l.trim_ascii().is_empty())
-                .take(PROBE_RECORDS)
-            {
-                tried += 1;
-                ok += codec::decode(format, line).is_ok() as usize;
-            }
-        }
-    }
-    (ok, tried)
-}
-
-/// A warning line when a chosen format does not fit the data well.
-fn probe_note(format: Format, sample: &[u8], known_len: Option<u64>) -> Option<String> {
-    let (ok, tried) = probe(format, sample);
-    let mut notes = Vec::new();
-    if ok < tried {
-        let what = if format.is_game() { "games" } else { "records" };
-        notes.push(format!(
-            "only {ok} of the first {tried} {what} decode as {format}"
-        ));
-    }
-    if let (Some(len), Some(size)) = (known_len, format.record_size()) {
-        if len % size as u64 != 0 {
-            notes.push(format!(
-                "length {len} is not a multiple of {size}: a {}-byte tail will be rejected",
-                len % size as u64
-            ));
-        }
-    }
-    (!notes.is_empty()).then(|| format!("warning: {}", notes.join("; ")))
-}
-
-fn looks_like_text(sample: &[u8]) -> bool {
-    let valid = match std::str::from_utf8(sample) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none() && sample.len() == PROBE_BYTES,
-    };
-    valid
-        && sample
-            .iter()
-            .all(|&b| b >= 0x20 || b == b'\n' || b == b'\r' || b == b'\t')
-}
-
-fn text_format(sample: &[u8]) -> Format {
-    let first = sample
-        .split(|&b| b == b'\n')
-        .find(|l| !l.trim_ascii().is_empty())
-        .unwrap_or_default();
-    let first = String::from_utf8_lossy(first);
-    let words: Vec<&str> = first.split_whitespace().collect();
-    let usi =
-        matches!(words.first(), Some(&"startpos") | Some(&"position")) || words.contains(&"moves");
-    if usi {
-        Format::Usi
-    } else {
-        Format::Sfen
-    }
 }

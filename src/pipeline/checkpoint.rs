@@ -21,10 +21,12 @@
 //!   the file's name if a file is shorter or different.
 //! - A resume refuses unless the configuration (the worker count aside) and every input
 //!   file (path, size, modification time) are those of the checkpointed run.
+//! - resume.json carries the CRC-32 of its own JSON ([`Checkpoint::checksum`]); one that
+//!   does not match (edited, damaged) is refused.
 
 use super::commit::{Commit, CommitMark};
 use super::config::Config;
-use super::output::write_json;
+use super::output::write_bytes;
 use crate::io::batch::ResumePoint;
 use crate::report::provenance::rfc3339;
 use serde::{Deserialize, Serialize};
@@ -58,6 +60,11 @@ pub(crate) struct Checkpoint {
     pub(crate) resumed_from: Vec<u64>,
     /// The commit's counts and its files' states.
     pub(crate) commit: CommitMark,
+    /// CRC-32 (hex) of resume.json's bytes with these 8 digits as `00000000`: a resume.json
+    /// edited by hand (a changed `next.offset` skips records) is refused, not trusted. The
+    /// last field, so it is the last `"checksum": "` of the file.
+    #[serde(default)]
+    pub(crate) checksum: String,
 }
 
 /// An input file as a checkpoint saw it.
@@ -98,15 +105,36 @@ impl Checkpoint {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
         };
-        serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        let invalid = |why: String| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!(
-                    "{}: not a checkpoint posfilter can read: {e}",
-                    path.display()
-                ),
+                format!("{}: {why}", path.display()),
             )
-        })
+        };
+        let unreadable =
+            |e: serde_json::Error| invalid(format!("not a checkpoint posfilter can read: {e}"));
+        let (written, content) = checksums(&bytes);
+        if written != Some(content) {
+            return Err(invalid(format!(
+                "its checksum does not match (it says {}, its content gives {content:08x}): \
+                 it was changed after posfilter wrote it; run without --resume to start over",
+                written.map_or("none".into(), |w| format!("{w:08x}"))
+            )));
+        }
+        serde_json::from_slice(&bytes).map(Some).map_err(unreadable)
+    }
+
+    /// The checkpoint's JSON (pretty, with a newline) and its checksum filled in.
+    fn to_sealed_json(&self) -> serde_json::Result<Vec<u8>> {
+        let mut cp = self.clone();
+        cp.checksum = UNSEALED.into();
+        let mut bytes = serde_json::to_vec_pretty(&cp)?;
+        bytes.push(b'\n');
+        let crc = format!("{:08x}", crc32fast::hash(&bytes));
+        if let Some(at) = checksum_at(&bytes) {
+            bytes[at..at + 8].copy_from_slice(crc.as_bytes());
+        }
+        Ok(bytes)
     }
 
     /// Why this checkpoint cannot be resumed with `config` reading `inputs`, if it cannot.
@@ -260,8 +288,9 @@ impl Checkpoints {
             replaced_files: self.replaced_files,
             resumed_from: self.resumed_from.clone(),
             commit: commit.checkpoint()?,
+            checksum: String::new(),
         };
-        write_json(dir, CHECKPOINT_FILE, &cp)?;
+        write_bytes(dir, CHECKPOINT_FILE, &cp.to_sealed_json()?)?;
         LAST_CHECKPOINT.store(next.next_index, Ordering::Relaxed);
         self.next_at = next_multiple(next.next_index, self.every);
         self.written += 1;
@@ -285,6 +314,27 @@ impl Checkpoints {
     pub(crate) fn resumed_from(&self) -> &[u64] {
         &self.resumed_from
     }
+}
+
+/// The checksum's 8 digits before sealing.
+const UNSEALED: &str = "00000000";
+
+/// Where the 8 digits of the checksum start in a checkpoint's JSON.
+fn checksum_at(bytes: &[u8]) -> Option<usize> {
+    const KEY: &[u8] = b"\"checksum\": \"";
+    let at = bytes.windows(KEY.len()).rposition(|w| w == KEY)? + KEY.len();
+    (bytes.len() >= at + 8).then_some(at)
+}
+
+/// The checksum a checkpoint's JSON says (if it has one) and the one its bytes give.
+fn checksums(bytes: &[u8]) -> (Option<u32>, u32) {
+    let mut unsealed = bytes.to_vec();
+    let said = checksum_at(bytes).and_then(|at| {
+        unsealed[at..at + 8].copy_from_slice(UNSEALED.as_bytes());
+        let digits = std::str::from_utf8(&bytes[at..at + 8]).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    });
+    (said, crc32fast::hash(&unsealed))
 }
 
 /// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).

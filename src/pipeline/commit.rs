@@ -49,6 +49,12 @@ enum Detail<'a> {
 /// few enough pages that they are all still mapped in the TLB when the decisions come.
 const WARM_CHUNK: usize = 64;
 
+/// The most bytes of rejected records of one input file shown in rejected.jsonl (each
+/// record shows at most its first 4 KiB): past it, a file's rejected lines keep their index,
+/// offset, reason and length but not the bytes, and say `"raw_cut": true`. A 2 KB zstd bomb
+/// of long lines wrote 445 MB of rejected.jsonl before.
+pub(crate) const MAX_REJECTED_RAW_PER_FILE: u64 = 1 << 20;
+
 /// Running state of the commit: counts, the dedup map and the open writers.
 pub(crate) struct Commit {
     /// Record counts.
@@ -57,6 +63,9 @@ pub(crate) struct Commit {
     pub(crate) tallies: Tallies,
     /// Per-file counts, histograms and game results for the run report.
     pub(crate) gathered: Gathered,
+    /// Bytes of rejected records shown in rejected.jsonl per input file (see
+    /// [`MAX_REJECTED_RAW_PER_FILE`]).
+    rejected_raw: Vec<u64>,
     dedup: Option<DedupIndex>,
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
@@ -106,6 +115,9 @@ pub(crate) struct CommitMark {
     pub(crate) tallies: Tallies,
     /// Per-file counts, histograms and game results.
     pub(crate) gathered: Gathered,
+    /// Bytes of rejected records shown in rejected.jsonl per input file.
+    #[serde(default)]
+    pub(crate) rejected_raw: Vec<u64>,
     /// Kept-record writers in the order they were opened.
     pub(crate) kept: Vec<(Format, ShardWriterMark)>,
     /// The binary mates file.
@@ -128,6 +140,7 @@ impl Commit {
             counts: Counts::default(),
             tallies: Tallies::default(),
             gathered: Gathered::new(o.files.len()),
+            rejected_raw: vec![0; o.files.len()],
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             kept: Vec::new(),
@@ -208,6 +221,7 @@ impl Commit {
             counts: mark.counts.clone(),
             tallies: mark.tallies.clone(),
             gathered: mark.gathered.clone(),
+            rejected_raw: mark.rejected_raw.clone(),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             kept,
@@ -240,6 +254,7 @@ impl Commit {
             counts: self.counts.clone(),
             tallies: self.tallies.clone(),
             gathered: self.gathered.clone(),
+            rejected_raw: self.rejected_raw.clone(),
             kept,
             mates_bin,
             audit: mark(self.audit.as_mut())?,
@@ -471,6 +486,18 @@ impl Commit {
         });
         if let Some(text) = &extra.raw_text {
             line["text"] = json!(text);
+        }
+        // Monotone per file: once past the cap, no later record of the file shows bytes.
+        if let Some(shown) = self.rejected_raw.get_mut(r.file as usize) {
+            if *shown >= MAX_REJECTED_RAW_PER_FILE {
+                line["raw"] = json!("");
+                line["raw_cut"] = json!(true);
+                if let Some(obj) = line.as_object_mut() {
+                    obj.remove("text");
+                }
+            } else {
+                *shown += extra.raw_hex.as_ref().map_or(0, |h| h.len() as u64 / 2);
+            }
         }
         self.rejected.write_json_line(&line)
     }

@@ -1,6 +1,7 @@
 //! [`PipelineError`]: why a run failed.
 
 use crate::io::input::InputError;
+use crate::io::output::LockError;
 use std::path::Path;
 use thiserror::Error;
 
@@ -29,6 +30,9 @@ pub enum PipelineError {
         /// The output directory.
         dir: String,
     },
+    /// Another run holds the output directory (or held it, on another host).
+    #[error(transparent)]
+    Locked(#[from] LockError),
     /// The worker pool could not be built.
     #[error("thread pool: {0}")]
     Pool(String),

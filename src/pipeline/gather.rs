@@ -12,7 +12,7 @@
 use super::report::{Counts, InputSummary};
 use super::worker::RecordOutcome;
 use crate::filter::{Decision, DropReason};
-use crate::io::input::Detection;
+use crate::io::detect::Detection;
 use crate::report::provenance::FileIdentity;
 use crate::report::record::{Histograms, MateExample, MatesVsGameResult};
 use serde::{Deserialize, Serialize};

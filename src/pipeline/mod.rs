@@ -90,6 +90,30 @@ pub fn run(config: &Config) -> Result<Report, PipelineError> {
     finish(config, prepared, throughput)
 }
 
+/// Whether the run counted, in every input whose size tells its record count (uncompressed
+/// binary files), that many records: fewer or more means records were skipped or read twice
+/// (say, by a resume from a checkpoint that was changed), which `reconcile` cannot see.
+fn read_whole(
+    paths: &[std::path::PathBuf],
+    detections: &[crate::io::detect::Detection],
+    per_file: &[gather::FileTally],
+) -> Result<(), String> {
+    for ((path, d), tally) in paths.iter().zip(detections).zip(per_file) {
+        let counted = tally.counts.input;
+        match plan::exact_records(d) {
+            Some(holds) if holds != counted => {
+                return Err(format!(
+                    "{} holds {holds} records, but the run counted {counted}: records were \
+                     skipped or read twice; the output must not be trusted",
+                    path.display()
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Writes the manifest, report.json and report.html and removes the checkpoint files once
 /// every output file is in place; then checks `input = kept + dropped + rejected`.
 fn finish(
@@ -103,6 +127,7 @@ fn finish(
         commit,
         checkpoints,
         replaced_files,
+        lock,
         ..
     } = prepared;
     let out_dir = &config.out_dir;
@@ -131,7 +156,11 @@ fn finish(
             mates_vs_game_result: gathered.vs_results.clone(),
         },
     };
-    let reconciled = report.records.reconcile();
+    let reconciled =
+        report
+            .records
+            .reconcile()
+            .and(read_whole(&paths, &detections, &gathered.per_file));
     let files_written = commit.finish().map_err(&out_err)?;
     let manifest = serde_json::json!({
         "version": report.version,
@@ -146,6 +175,7 @@ fn finish(
     for name in [CHECKPOINT_FILE, DEDUP_LOG_FILE] {
         remove_if_present(&out_dir.join(name)).map_err(&out_err)?;
     }
+    drop(lock);
     reconciled.map_err(PipelineError::Reconciliation)?;
     Ok(report)
 }

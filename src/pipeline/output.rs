@@ -161,10 +161,15 @@ pub(crate) fn write_json<T: serde::Serialize>(
     name: &str,
     value: &T,
 ) -> std::io::Result<()> {
-    let mut f = AtomicFile::create(dir, name)?;
     let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
-    f.write(&bytes, 1)?;
+    write_bytes(dir, name, &bytes)
+}
+
+/// Writes `dir/name` (one record) atomically (temporary name, renamed when complete).
+pub(crate) fn write_bytes(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = AtomicFile::create(dir, name)?;
+    f.write(bytes, 1)?;
     f.finish().map(|_| ())
 }
 

@@ -14,7 +14,8 @@ use super::previous::PreviousOutput;
 use super::settings::Settings;
 use crate::codec::Format;
 use crate::io::batch::InputSpec;
-use crate::io::input::{self, Detection};
+use crate::io::detect::{self, Detection};
+use crate::io::input;
 use indicatif::{BinaryBytes, HumanCount};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -68,7 +69,7 @@ impl Plan {
         let explicit = config.input_format;
         let detections: Vec<Detection> = paths
             .iter()
-            .map(|p| input::detect(p, explicit))
+            .map(|p| detect::detect(p, explicit))
             .collect::<Result<_, _>>()?;
         for (path, d) in paths.iter().zip(&detections) {
             check_conversion(
@@ -80,7 +81,7 @@ impl Plan {
         }
         let reference_detections = references
             .iter()
-            .map(|p| input::detect(p, None))
+            .map(|p| detect::detect(p, None))
             .collect::<Result<_, _>>()?;
         Ok(Plan {
             paths,
@@ -159,6 +160,7 @@ impl Plan {
             ", mate filter off".into()
         };
         let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
+        self.describe_zstd_window(&mut s);
         let _ = writeln!(
             s,
             "checkpoints: {}{}",
@@ -183,6 +185,27 @@ impl Plan {
         }
         s
     }
+    /// The dry run's line on zstd windows, with compressed inputs or pools: the largest
+    /// window a first frame asks for, which the decoder holds while it reads that file (one
+    /// file at a time; `zstd --long=31` asks for 2 GiB).
+    fn describe_zstd_window(&self, s: &mut String) {
+        let files = self.paths.iter().zip(&self.detections);
+        let pools = self.references.iter().zip(&self.reference_detections);
+        let largest = files
+            .chain(pools)
+            .filter(|(_, d)| d.compressed)
+            .filter_map(|(p, _)| Some((first_zstd_window(p)?, p)))
+            .max_by_key(|&(window, _)| window);
+        if let Some((window, path)) = largest {
+            let _ = writeln!(
+                s,
+                "zstd window: {} (the largest, {}), held in memory while that file is read",
+                BinaryBytes(window),
+                path.display()
+            );
+        }
+    }
+
     /// The dry run's line on the dedup index: its size if every record is distinct.
     fn describe_dedup(&self, s: &mut String) {
         let records = self.dedup_records_at_least();
@@ -223,11 +246,20 @@ fn expand(patterns: &[PathBuf]) -> Result<Vec<PathBuf>, PipelineError> {
 }
 
 /// A file's record count, if its size tells it.
-fn exact_records(d: &Detection) -> Option<u64> {
+pub(crate) fn exact_records(d: &Detection) -> Option<u64> {
     match (d.compressed, d.format.record_size()) {
         (false, Some(size)) => Some(d.file_bytes.div_ceil(size as u64)),
         _ => None,
     }
+}
+
+/// The window the first zstd frame of `path` asks for (`None` if it cannot be read).
+fn first_zstd_window(path: &std::path::Path) -> Option<u64> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(18);
+    let file = std::fs::File::open(path).ok()?;
+    file.take(18).read_to_end(&mut head).ok()?;
+    crate::io::zstd_stream::first_frame_header(&head).map(|h| h.window)
 }
 
 /// One line per file: path, format, size, records (when known) and why that format.

@@ -10,7 +10,7 @@
 //! wolf on one that will.
 
 use crate::filter::FirstSeen;
-use crate::io::input::Detection;
+use crate::io::detect::Detection;
 use indicatif::{BinaryBytes, HumanCount};
 
 /// Share of the available memory the index may take before the warning (the rest is for

@@ -3,6 +3,8 @@
 //! the dedup index filled with the reference pools, the commit and its checkpoints.
 //!
 //! # Invariants
+//! The run holds the output directory's lock ([`OutputLock`]) from before it reads the
+//! checkpoint or removes a file until it ends; a directory another live run holds is refused.
 //! Nothing is removed or written before the plan holds (every input readable, none of them
 //! a file the run would replace); a resume refuses unless the checkpoint matches the
 //! configuration and the inputs.
@@ -19,7 +21,8 @@ use super::settings::Settings;
 use crate::codec;
 use crate::filter::FirstSeen;
 use crate::io::batch::{BatchOptions, Batches};
-use crate::io::input::Detection;
+use crate::io::detect::Detection;
+use crate::io::output::OutputLock;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -37,6 +40,8 @@ pub(super) struct Prepared {
     pub checkpoints: Checkpoints,
     /// Files of a previous run removed from the output directory.
     pub replaced_files: usize,
+    /// The run's lock on the output directory, held until the run ends.
+    pub lock: OutputLock,
 }
 
 /// Plans the run and readies the output directory, the dedup index and the commit.
@@ -48,6 +53,9 @@ pub(super) fn prepare(
     let out_dir = &config.out_dir;
     let out_err = PipelineError::output_in(out_dir);
     let plan = Plan::new(config, settings)?;
+    // Before the checkpoint is read or any file removed: the directory is this run's.
+    std::fs::create_dir_all(out_dir).map_err(&out_err)?;
+    let lock = lock_output(config)?;
     let stamps = input_stamps(&plan).map_err(&out_err)?;
     let resumed = match config.resume {
         true => Some(resumable(config, &plan)?),
@@ -85,7 +93,6 @@ pub(super) fn prepare(
             plan.previous.remove().map_err(&out_err)?
         }
     };
-    std::fs::create_dir_all(out_dir).map_err(&out_err)?;
     let dedup_log = open_dedup_log(config, dedup.as_mut(), resumed.as_ref())?;
     let Plan {
         paths, detections, ..
@@ -113,7 +120,24 @@ pub(super) fn prepare(
         commit,
         checkpoints,
         replaced_files,
+        lock,
     })
+}
+
+/// Takes the output directory's lock, saying so when it takes over a stale one.
+fn lock_output(config: &Config) -> Result<OutputLock, PipelineError> {
+    let purpose = match config.resume {
+        true => "posfilter run --resume",
+        false => "posfilter run",
+    };
+    let lock = OutputLock::acquire(&config.out_dir, purpose)?;
+    if let (Some(stale), true) = (lock.took_over(), config.progress) {
+        progress::warn(&format!(
+            "{}: took over the lock of {stale}, which is no longer running",
+            config.out_dir.display()
+        ));
+    }
+    Ok(lock)
 }
 
 /// Said before the run starts rather than only in report.json: files that do not look like

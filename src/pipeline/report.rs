@@ -234,6 +234,23 @@ pub struct MoveFieldCounts {
 }
 
 impl Report {
+    /// Why the run, though complete, did not read all of its input (exit status 1): input
+    /// files that could not be read to the end, more rejected records than `max_rejected`.
+    /// Empty for a clean run.
+    pub fn incomplete_input(&self, max_rejected: Option<u64>) -> Vec<String> {
+        let mut why = Vec::new();
+        if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {
+            why.push(format!("{n} input file(s) could not be read to the end"));
+        }
+        let rejected = self.records.rejected;
+        if let Some(max) = max_rejected.filter(|&max| rejected > max) {
+            why.push(format!(
+                "{rejected} records were rejected, more than input.max_rejected = {max}"
+            ));
+        }
+        why
+    }
+
     /// The human summary printed to stderr at the end of a run.
     pub fn summary_table(&self) -> String {
         let c = &self.records;

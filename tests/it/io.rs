@@ -5,7 +5,8 @@
 use crate::support::{bin, data, jsonl};
 use posfilter::codec::{self, CodecError, Format};
 use posfilter::io::batch::{batches_of, BatchOptions, Batches, InputSpec};
-use posfilter::io::input::{detect, expand, open_stream, InputError, MappedReader};
+use posfilter::io::detect::detect;
+use posfilter::io::input::{expand, open_stream, InputError, MappedReader};
 use posfilter::io::output::{OutputOptions, ShardWriter};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -67,10 +68,22 @@ fn detection_by_content_extension_and_explicit() {
         assert_eq!(det.format, want, "{name}: {:?}", det.reasons);
         assert!(!det.reasons.is_empty());
     }
-    // The extension is taken (through .zst), and an explicit format wins over everything.
-    let p = d.join("x.hcp.zst");
+    // The extension is taken (through .zst) when the content agrees; PackedSfen named
+    // .hcp is refused, naming both; an explicit format wins over everything.
+    let p = d.join("x.psfen.zst");
     std::fs::write(&p, zstd::encode_all(&psfen[..], 1).unwrap()).unwrap();
     let det = detect(&p, None).unwrap();
+    assert_eq!((det.format, det.compressed), (Format::Psfen, true));
+    let p = d.join("x.hcp.zst");
+    std::fs::write(&p, zstd::encode_all(&psfen[..], 1).unwrap()).unwrap();
+    match detect(&p, None) {
+        Err(InputError::Detect { reason, .. }) => assert!(
+            reason.contains("the name says hcp, the content says psfen"),
+            "{reason}"
+        ),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let det = detect(&p, Some(Format::Hcp)).unwrap();
     assert_eq!((det.format, det.compressed), (Format::Hcp, true));
     assert!(
         det.reasons.iter().any(|r| r.contains("warning")),

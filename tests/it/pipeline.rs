@@ -4,8 +4,9 @@
 //! (every input format plain and zstd-compressed), `decisions` (against the corpus labels,
 //! repetition from real move sequences in usi and psv form, unknowns), `dedup` (across
 //! formats, encodings, reference pools and mirrors), `bad_input` (truncated and garbage
-//! records, broken `.zst`, the promised config errors) and `lifecycle` (reruns, a killed
-//! run, dry runs, progress lines). `resume.rs` covers stopped and resumed runs.
+//! records, broken `.zst`, the promised config errors), `lifecycle` (reruns, a killed
+//! run, dry runs, progress lines) and `lock` (one writer per output directory).
+//! `resume.rs` covers stopped and resumed runs.
 
 use crate::support::{data, jsonl, run_bin, TempDir};
 use posfilter::codec::{self, Format};
@@ -24,6 +25,7 @@ mod formats;
 mod games;
 mod lifecycle;
 mod mates;
+mod lock;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
 pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
@@ -44,6 +46,16 @@ pub(crate) fn run_ok(args: &[&str]) -> String {
     let (ok, _out, err) = run_bin(args);
     assert!(ok, "posfilter {args:?} failed:\n{err}");
     err
+}
+
+/// Runs the binary with `args`; returns (exit status, stderr).
+pub(crate) fn run_status(args: &[&str]) -> (i32, String) {
+    let o = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o.status.code().unwrap_or(-1), err)
 }
 
 pub(crate) fn report(out: &Path) -> Value {

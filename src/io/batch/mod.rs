@@ -9,8 +9,8 @@
 //! - Binary files: a final piece shorter than a record (a truncated tail) is yielded as one
 //!   more record of that length, so decoding rejects it with its offset and nothing is lost;
 //!   [`Batch::tail`] also reports it.
-//! - Text files: one record per non-blank line (the newline and a trailing `\r` are not part
-//!   of the record); blank lines are skipped and get no index. A line longer than
+//! - Text files: one record per non-blank line (the newline, a trailing `\r` and a leading
+//!   UTF-8 byte-order mark are not part of the record); blank lines are skipped and get no index. A line longer than
 //!   [`MAX_LINE`] (a file read with the wrong format) is one record holding only its first
 //!   [`MAX_LINE`] bytes, last in its batch, and [`Batch::overlong`] gives its full length, so
 //!   that memory stays bounded and the record is rejected, never read as a shorter one.

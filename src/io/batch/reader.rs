@@ -8,6 +8,7 @@ use super::records::{
 use crate::codec::game::{infer, GameFormat};
 use crate::codec::psfen::psv_game_ply;
 use crate::codec::{Format, Framing};
+use crate::io::detect::UTF8_BOM;
 use crate::io::input::{open_stream_tracked, read_until_error, DiskPosition, InputError};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -274,12 +275,15 @@ impl Batches {
                 self.skipped = Some((skipped, len));
                 break;
             }
-            let mut line = &bytes[start..];
+            // A byte-order mark (a Windows editor's, at the start of the file or of a file
+            // joined after another) is not part of the line.
+            let from = start + UTF8_BOM.len() * bytes[start..].starts_with(UTF8_BOM) as usize;
+            let mut line = &bytes[from..];
             while let [rest @ .., b'\n' | b'\r'] = line {
                 line = rest;
             }
             if !line.trim_ascii().is_empty() {
-                spans.push((start as u32, line.len() as u32));
+                spans.push((from as u32, line.len() as u32));
             }
         }
         Ok((bytes, spans))

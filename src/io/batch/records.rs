@@ -58,7 +58,7 @@ impl Default for BatchOptions {
 pub struct InputSpec {
     /// The file.
     pub path: PathBuf,
-    /// Its format (from [`detect`](super::input::detect) or the configuration).
+    /// Its format (from [`detect`](crate::io::detect::detect) or the configuration).
     pub format: Format,
 }
 

@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 mod counted;
+pub mod lock;
 pub(crate) use counted::Counted;
 pub use counted::FileMark;
+pub use lock::{LockError, LockHolder, OutputLock};
 
 /// Errors writing output.
 #[derive(Debug, Error)]

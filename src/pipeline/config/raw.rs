@@ -109,6 +109,10 @@ pub struct InputConfig {
     pub paths: Vec<String>,
     /// Record format or `auto`.
     pub format: FormatChoice,
+    /// A completed run that rejected more records than this exits with status 1 (unset: no
+    /// limit; an input file that cannot be read to the end always gives status 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rejected: Option<u64>,
 }
 
 /// `[output]`.
@@ -251,6 +255,7 @@ impl Default for InputConfig {
         InputConfig {
             paths: Vec::new(),
             format: FormatChoice::Auto,
+            max_rejected: None,
         }
     }
 }

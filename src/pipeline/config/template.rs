@@ -5,7 +5,7 @@
 //! - The values are taken from [`RawConfig::default`] when the text is made, never written
 //!   here: the template cannot drift from the code. Only the comments live here.
 //! - Every key of `RawConfig` is in the template (a key without a default value, such as
-//!   `output.checkpoint_records`, as a commented-out line), and the template parses back to
+//!   `output.checkpoint_records` or `input.max_rejected`, as a commented-out line), and the template parses back to
 //!   `RawConfig::default()`; the unit tests check both.
 
 use super::RawConfig;
@@ -36,6 +36,11 @@ const TABLES: &[Table] = &[
                 "auto | sfen | usi | psfen | psv | hcp | hcpe | hcpe3 | pack | sbinpack; auto \
                  looks at the extension, the zstd magic, text vs binary, the record size and \
                  a decode probe",
+            ),
+            (
+                "max_rejected",
+                "a completed run that rejected more records than this exits with status 1; \
+                 unset = no limit (a file not readable to the end always gives status 1)",
             ),
         ],
     },
@@ -293,12 +298,13 @@ mod tests {
     }
 
     /// Every key `RawConfig` serialises is in the template (and only those, plus the
-    /// optional `output.checkpoint_records`), so a new key cannot be left out of `init`.
+    /// optional `output.checkpoint_records` and `input.max_rejected`), so a new key cannot be left out of `init`.
     #[test]
     fn the_template_has_every_key() {
         let mut all = BTreeSet::new();
         leaves("", &defaults(), &mut all);
         all.insert("output.checkpoint_records".into());
+        all.insert("input.max_rejected".into());
         let listed: BTreeSet<String> = TABLES
             .iter()
             .flat_map(|t| t.keys.iter().map(move |(k, _)| format!("{}.{k}", t.name)))

@@ -354,3 +354,123 @@ fn teacher_psv_game_endings() {
     }
     assert_eq!((sennichite, perpetual), (71, 10));
 }
+
+/// The definition, walked the slow way: `cur` (at `plies[idx]`) against every earlier entry
+/// of `game` with its board key. Returns the scan fields the audit writes and the verdicts.
+fn brute_force_scan(game: &[(HistoryEntry, u32)], idx: usize) -> RepetitionScan {
+    let (cur, ply) = game[idx];
+    let side = cur.side_to_move().index();
+    let mut s = RepetitionScan::default();
+    let mut nearest_exact = None;
+    for j in (0..idx).rev() {
+        let (e, p) = game[j];
+        if e.board_key != cur.board_key {
+            continue;
+        }
+        let back = ply - p;
+        let rel = cur.hands[side].relation(e.hands[side]);
+        if s.nearest_same_board_back.is_none() {
+            s.nearest_same_board_back = Some(back);
+            s.nearest_relation = Some(rel);
+        }
+        match rel {
+            HandRelation::Equal => {
+                s.exact += 1;
+                if nearest_exact.is_none() {
+                    nearest_exact = Some(j);
+                    s.nearest_exact_back = Some(back);
+                }
+            }
+            HandRelation::Inferior => {
+                s.inferior += 1;
+                s.nearest_inferior_back.get_or_insert(back);
+            }
+            HandRelation::Superior => s.superior += 1,
+            HandRelation::Incomparable => s.incomparable += 1,
+        }
+    }
+    if let (Some(j), Some(back)) = (nearest_exact, s.nearest_exact_back) {
+        s.perpetual = if (idx - j) as u32 != back {
+            Perpetual::Unknown
+        } else {
+            // The side to move checked with each of its moves of the cycle when every
+            // position it left (idx-1, idx-3, ...) had the opponent in check; the
+            // opponent when every position idx, idx-2, ... had the side to move in check.
+            let checked =
+                |from: usize| (0..back as usize / 2).all(|k| game[from - 2 * k].0.in_check);
+            if checked(idx - 1) {
+                Perpetual::BySideToMove
+            } else if checked(idx) {
+                Perpetual::ByOpponent
+            } else {
+                Perpetual::None
+            }
+        };
+    }
+    s
+}
+
+/// Random games over a few boards and hands (exact, inferior, superior and incomparable
+/// repeats, checks, ply gaps, new games): every field of every scan equals the brute-force
+/// walk over all earlier positions.
+#[test]
+fn scans_agree_with_a_brute_force_walk_over_every_earlier_position() {
+    use posfilter::shogi::{Hand, PieceType};
+    let mut rng = crate::support::Rng(0x5eed_1234_abcd_0001);
+    let boards: Vec<u64> = (0..4).map(|_| rng.next() & !1).collect();
+    let hand = |rng: &mut crate::support::Rng| {
+        let mut h = Hand::EMPTY;
+        for pt in [PieceType::Pawn, PieceType::Silver, PieceType::Gold] {
+            h = h.with_count(pt, rng.below(3) as u8).unwrap_or(h);
+        }
+        h
+    };
+    let mut h = GameHistory::new();
+    let (mut game, mut ply, mut checked) = (Vec::new(), 0u32, 0);
+    for _ in 0..20_000 {
+        ply = match rng.below(50) {
+            0 => 1,       // a new game
+            1 => ply + 2, // a record missing from the file
+            _ => ply + 1,
+        };
+        if game.last().is_some_and(|&(_, p)| p >= ply) {
+            game.clear();
+        }
+        let entry = HistoryEntry {
+            board_key: boards[rng.below(boards.len())] | (ply & 1) as u64,
+            hands: [hand(&mut rng), hand(&mut rng)],
+            in_check: rng.below(3) == 0,
+        };
+        game.push((entry, ply));
+        let got = h.push_at(entry, ply);
+        assert_eq!(got, brute_force_scan(&game, game.len() - 1), "ply {ply}");
+        assert_eq!(h.scan_last(), Some(got));
+        checked += (got.exact + got.inferior + got.superior + got.incomparable > 0) as u32;
+    }
+    assert!(checked > 15_000, "{checked}");
+}
+
+/// One USI line of 200,000 moves (a king shuffle, 50,000 times round the same cycle, 1 MB):
+/// the final position is its 50,001st occurrence, found without comparing every position
+/// with every earlier one (that took 50 s; the whole line must now be read in well under
+/// the guard's 20 s, even in a debug build).
+#[test]
+fn a_line_of_200000_moves_is_scanned_in_linear_time() {
+    let line = format!("startpos moves {}", "5i4h 5a4b 4h5i 4b5a ".repeat(50_000));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (pos, history) = parse_usi_line(line.trim_end()).unwrap_or_else(|e| panic!("{e}"));
+        let mut h = GameHistory::new();
+        let _ = tx.send((pos.clone(), h.load_usi(&history, &pos), h.len()));
+    });
+    let (pos, scan, len) = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("the repetition scan of a 200,000-move line is not linear"));
+    assert_eq!(pos, Position::startpos());
+    assert_eq!(len, 200_001);
+    assert_eq!(
+        (scan.exact, scan.occurrences(), scan.nearest_exact_back),
+        (50_000, 50_001, Some(4))
+    );
+    assert_eq!((scan.inferior, scan.perpetual), (0, Perpetual::None));
+}

@@ -104,6 +104,40 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     assert_eq!(reconciles(&report(&out)), 3);
 }
 
+/// Exit status: 0 for a clean run (rejections within `input.max_rejected` included), 1 for a
+/// completed run with more rejections than that, 2 for a run that could not start.
+#[test]
+fn the_exit_status_tells_clean_incomplete_and_failed_runs_apart() {
+    let dir = TempDir::new("exit-status");
+    let mut bytes = std::fs::read(data("pipeline/startpos.psfen")).unwrap()[..20 * 32].to_vec();
+    bytes.extend_from_slice(&[0xff; 3 * 32]); // 3 records that do not decode
+    let path = dir.join("bad.psfen");
+    std::fs::write(&path, bytes).unwrap();
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let run = |extra: &str| {
+        let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+        let cfg = std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("[input]\n", &format!("[input]\n{extra}\n"));
+        let file = dir.join("status.toml");
+        std::fs::write(&file, cfg).unwrap();
+        run_status(&["run", file.to_str().unwrap(), "--out", out, "--quiet"])
+    };
+    assert_eq!(run(""), (0, String::new()));
+    assert_eq!(run("max_rejected = 3"), (0, String::new()));
+    let (code, err) = run("max_rejected = 2");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("3 records were rejected, more than input.max_rejected = 2"),
+        "{err}"
+    );
+    assert_eq!(report(&dir.0.join("out"))["records"]["rejected"], 3);
+    let (code, err) = run("max_rejected = -1");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("max_rejected"), "{err}");
+}
+
 #[test]
 fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let dir = TempDir::new("broken");
@@ -111,8 +145,17 @@ fn a_broken_zst_input_is_rejected_from_the_break_on_and_the_run_goes_on() {
     let good = startpos_file(&dir, "good.psfen", 100);
     let cfg = config(&dir, &[&broken, &good], "[filter.mate]\nnodes = 1000\n");
     let out = dir.join("out");
-    let log = run_ok(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    let (code, log) = run_status(&["run", &cfg, "--out", out.to_str().unwrap()]);
+    // Completed, but part of the input is missing: status 1, said even with --quiet.
+    assert_eq!(code, 1, "{log}");
     assert!(log.contains("could not be read to the end"), "{log}");
+    let (code, log) = run_status(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 1, "{log}");
+    assert_eq!(
+        log.trim(),
+        "posfilter: the run completed, but 1 input file(s) could not be read to the end: \
+         exit status 1 (see rejected.jsonl)"
+    );
     let r = report(&out);
     assert_eq!(reconciles(&r), whole + 1 + 100);
     assert_eq!(r["rejected_reasons"]["unreadable"], 1);
@@ -228,4 +271,40 @@ fn bad_configs_name_the_key_the_line_and_the_choices() {
             );
         }
     }
+}
+
+/// A file of long garbage lines (as a zstd bomb of text decompresses to): every record still
+/// gets its line in rejected.jsonl, but the bytes shown stop after 1 MiB of them for the file
+/// (each line shows at most 4 KiB), and the lines past that say `"raw_cut": true`. Before,
+/// 1,000 such lines wrote 12 MB (a 2 KB bomb wrote 445 MB).
+#[test]
+fn rejected_jsonl_shows_at_most_1_mib_of_one_files_bytes() {
+    let dir = TempDir::new("raw-cap");
+    let path = dir.join("junk.sfen");
+    let line = format!("{}\n", "x".repeat(5000));
+    std::fs::write(&path, line.repeat(1000)).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("[input]\n", "[input]\nformat = \"sfen\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let out = dir.join("out");
+    let (code, err) = run_status(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let rejected = jsonl_lines(&out.join("rejected.jsonl"));
+    assert_eq!(rejected.len(), 1000);
+    for (i, r) in rejected.iter().enumerate() {
+        assert_eq!(r["index"], i as u64);
+        assert_eq!(r["bytes"], 5000);
+        let shown = r["raw"].as_str().unwrap().len() / 2;
+        if i < 256 {
+            assert_eq!((shown, r.get("raw_cut")), (4096, None), "line {i}");
+            assert_eq!(r["text"].as_str().unwrap().len(), 4096);
+        } else {
+            assert_eq!((shown, &r["raw_cut"]), (0, &Value::Bool(true)), "line {i}");
+            assert!(r.get("text").is_none());
+        }
+    }
+    let size = std::fs::metadata(out.join("rejected.jsonl")).unwrap().len();
+    assert!(size < 3_500_000, "{size} bytes");
 }

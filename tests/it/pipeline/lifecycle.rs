@@ -116,8 +116,11 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
             !name.ends_with(".tmp")
                 && !name.ends_with("resume.json")
                 && !name.ends_with("resume.dedup")
+                && !name.ends_with("posfilter.lock")
         })
         .collect();
+    // The killed run's lock stays (its process is gone: the rerun takes it over).
+    assert!(out.join("posfilter.lock").exists());
     assert!(
         left.iter().any(|p| p.ends_with("kept/part-00000.psfen")),
         "{left:?}"
@@ -134,6 +137,7 @@ fn a_killed_run_leaves_only_complete_files_and_a_rerun_completes_it() {
     let rerun = args(&out);
     run_ok(&rerun.iter().map(String::as_str).collect::<Vec<_>>());
     same_outputs(&out, &fresh, &[]);
+    assert!(!out.join("posfilter.lock").exists());
 }
 
 /// `--dry-run` names every input with its format and record count, what it would replace
@@ -280,4 +284,30 @@ fn init_writes_the_defaults_and_keeps_an_existing_file() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# mine\n");
     run_ok(&["init", &target_arg, "--force"]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+}
+
+/// `--threads 10000` (259 s for 100 records before: a thread and a table each) is capped at
+/// 4 per core with a warning, even with --quiet; the output is that of any thread count.
+#[test]
+fn absurd_thread_counts_are_capped_with_a_warning() {
+    let (dir, cfg) = startpos_setup("threads-cap", 100, "[filter.mate]\nnodes = 1000\n");
+    let (out, one) = (dir.join("out"), dir.join("one"));
+    let err = run_ok(&[
+        "run",
+        &cfg,
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "10000",
+        "--quiet",
+    ]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let expected = format!(
+        "posfilter: warning: 10000 worker threads asked for, capped at {} (4 per core on {cores} cores)",
+        4 * cores
+    );
+    assert_eq!(err.trim(), expected);
+    assert_eq!(report(&out)["threads"], 4 * cores);
+    run_one_thread(&cfg, &one);
+    same_outputs(&out, &one, &[]);
 }
