@@ -9,7 +9,7 @@ use crate::support::{run_bin, TempDir};
 use posfilter::codec::game::GameFormat;
 use posfilter::codec::Format;
 use posfilter::io::batch::{batches_of, Batch, BatchOptions, Batches, InputSpec};
-use posfilter::io::input::detect;
+use posfilter::io::detect::detect;
 
 const FORMATS: [GameFormat; 3] = [GameFormat::Hcpe3, GameFormat::Pack, GameFormat::Sbinpack];
 

@@ -24,8 +24,8 @@ mod determinism;
 mod formats;
 mod games;
 mod lifecycle;
-mod mates;
 mod lock;
+mod mates;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
 pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {
