@@ -70,18 +70,16 @@ pub(crate) struct Commit {
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
     /// Kept-record writers, one per output format met so far (a handful: searched linearly).
-    kept: Vec<(Format, ShardWriter)>,
+    pub(super) kept: Vec<(Format, ShardWriter)>,
     out_format: Option<Format>,
     audit: Option<AtomicFile>,
     rejected: AtomicFile,
     mates_jsonl: Option<AtomicFile>,
     mates_bin: Option<ShardWriter>,
     files: Vec<String>,
-    out_dir: std::path::PathBuf,
-    shard_records: u64,
-    zstd_level: Option<i32>,
-    /// A game format written as itself: the game being committed.
-    games: super::games_out::GameWriter,
+    pub(super) out_dir: std::path::PathBuf,
+    pub(super) shard_records: u64,
+    pub(super) zstd_level: Option<i32>,
 }
 
 /// How the commit writes.
@@ -162,7 +160,6 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
-            games: super::games_out::GameWriter::default(),
         })
     }
 
@@ -234,7 +231,6 @@ impl Commit {
             out_dir: dir.to_path_buf(),
             shard_records: o.shard_records,
             zstd_level: o.zstd_level,
-            games: super::games_out::GameWriter::default(),
         })
     }
 
@@ -290,21 +286,13 @@ impl Commit {
         Ok(())
     }
 
-    /// Applies a batch of a game format written as itself, game by game (`games_out.rs`).
-    fn apply_games(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
-        let mut records = outcome.records.iter();
-        for g in &outcome.games {
-            let records = records.by_ref().take(g.records as usize);
-            let kept = records.map(|r| self.apply_record(format, r, &outcome.out));
-            let kept = kept.collect::<io::Result<Vec<bool>>>()?;
-            let at = self.kept_writer(format);
-            (self.games).write(&g.game, &kept, &mut self.kept[at].1, &mut self.tallies)?;
-        }
-        Ok(())
-    }
-
     /// Applies one record (tallies, dedup, the files its decision writes); true if kept.
-    fn apply_record(&mut self, format: Format, r: &RecordOutcome, out: &[u8]) -> io::Result<bool> {
+    pub(super) fn apply_record(
+        &mut self,
+        format: Format,
+        r: &RecordOutcome,
+        out: &[u8],
+    ) -> io::Result<bool> {
         self.tally(r);
         let extra = r.extra();
         let (decision, detail) = match self.dedup(r)? {
@@ -375,21 +363,6 @@ impl Commit {
             .1
             .write_record(bytes)
             .map_err(io::Error::other)
-    }
-
-    /// The place in `kept` of the writer of `target`, opened on first use.
-    fn kept_writer(&mut self, target: Format) -> usize {
-        if let Some(at) = self.kept.iter().position(|(f, _)| *f == target) {
-            return at;
-        }
-        let opts = OutputOptions {
-            zstd_level: self.zstd_level,
-            shard_records: self.shard_records,
-        };
-        let dir = self.out_dir.join("kept");
-        self.kept
-            .push((target, ShardWriter::new(&dir, target, opts)));
-        self.kept.len() - 1
     }
 
     /// The audit line of a kept record the worker tagged (`open_path = "tag"`,

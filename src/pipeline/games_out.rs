@@ -9,10 +9,16 @@
 //!   without a training position (dlshogi's loader refuses a file without one).
 //! - sbinpack: each game's chains go into an `SBN2` chunk of their own, so a shard is
 //!   valid wherever it is cut.
+//!
+//! The commit's side of it ([`Commit::apply_games`], the kept-shard writers) is here too,
+//! so that commit.rs stays one screenful per concern.
 
+use super::commit::Commit;
 use super::report::Tallies;
+use super::worker::BatchOutcome;
 use crate::codec::game::{encode_game, sbinpack, Game};
-use crate::io::output::ShardWriter;
+use crate::codec::Format;
+use crate::io::output::{OutputOptions, ShardWriter};
 use std::io;
 
 /// The game writer's scratch.
@@ -59,5 +65,37 @@ impl GameWriter {
         shards
             .write_game(out, written.records as u64)
             .map_err(io::Error::other)
+    }
+}
+
+impl Commit {
+    /// Applies a batch of a game format written as itself: each game's records, then the
+    /// game with the positions kept.
+    pub(super) fn apply_games(&mut self, format: Format, outcome: &BatchOutcome) -> io::Result<()> {
+        let mut writer = GameWriter::default();
+        let mut records = outcome.records.iter();
+        for g in &outcome.games {
+            let records = records.by_ref().take(g.records as usize);
+            let kept = records.map(|r| self.apply_record(format, r, &outcome.out));
+            let kept = kept.collect::<io::Result<Vec<bool>>>()?;
+            let at = self.kept_writer(format);
+            writer.write(&g.game, &kept, &mut self.kept[at].1, &mut self.tallies)?;
+        }
+        Ok(())
+    }
+
+    /// The place in `kept` of the writer of `target`, opened on first use.
+    pub(super) fn kept_writer(&mut self, target: Format) -> usize {
+        if let Some(at) = self.kept.iter().position(|(f, _)| *f == target) {
+            return at;
+        }
+        let opts = OutputOptions {
+            zstd_level: self.zstd_level,
+            shard_records: self.shard_records,
+        };
+        let dir = self.out_dir.join("kept");
+        self.kept
+            .push((target, ShardWriter::new(&dir, target, opts)));
+        self.kept.len() - 1
     }
 }
