@@ -9,6 +9,7 @@
 use super::dedup_log::DedupLog;
 use super::gather::Gathered;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
+use super::rejected_line;
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
@@ -48,12 +49,6 @@ enum Detail<'a> {
 /// Records whose dedup slots are touched ahead of deciding them: enough misses in flight,
 /// few enough pages that they are all still mapped in the TLB when the decisions come.
 const WARM_CHUNK: usize = 64;
-
-/// The most bytes of rejected records of one input file shown in rejected.jsonl (each
-/// record shows at most its first 4 KiB): past it, a file's rejected lines keep their index,
-/// offset, reason and length but not the bytes, and say `"raw_cut": true`. A 2 KB zstd bomb
-/// of long lines wrote 445 MB of rejected.jsonl before.
-pub(crate) const MAX_REJECTED_RAW_PER_FILE: u64 = 1 << 20;
 
 /// Running state of the commit: counts, the dedup map and the open writers.
 pub(crate) struct Commit {
@@ -451,27 +446,9 @@ impl Commit {
             .rejected_reasons
             .entry(reason.kind().into())
             .or_default() += 1;
-        let extra = r.extra();
-        let mut line = json!({
-            "index": r.index, "file": file_name(&self.files, r.file), "offset": r.offset,
-            "decision": "rejected", "detail": reason.to_string(),
-            "raw": extra.raw_hex, "bytes": extra.raw_len,
-        });
-        if let Some(text) = &extra.raw_text {
-            line["text"] = json!(text);
-        }
-        // Monotone per file: once past the cap, no later record of the file shows bytes.
-        if let Some(shown) = self.rejected_raw.get_mut(r.file as usize) {
-            if *shown >= MAX_REJECTED_RAW_PER_FILE {
-                line["raw"] = json!("");
-                line["raw_cut"] = json!(true);
-                if let Some(obj) = line.as_object_mut() {
-                    obj.remove("text");
-                }
-            } else {
-                *shown += extra.raw_hex.as_ref().map_or(0, |h| h.len() as u64 / 2);
-            }
-        }
+        let file = file_name(&self.files, r.file);
+        let shown = self.rejected_raw.get_mut(r.file as usize);
+        let line = rejected_line::line(reason, r, file, shown);
         self.rejected.write_json_line(&line)
     }
 

@@ -47,6 +47,7 @@ pub mod preflight;
 mod prepare;
 pub(crate) mod previous;
 pub(crate) mod progress;
+mod rejected_line;
 pub mod report;
 mod schedule;
 pub(crate) mod settings;
