@@ -63,7 +63,14 @@ pub fn run(
         return Ok(ExitCode::SUCCESS);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if config.threads() > cores && !quiet {
+    if let Some(asked) = config.threads_capped_from() {
+        eprintln!(
+            "posfilter: warning: {asked} worker threads asked for, capped at {} ({} per core \
+             on {cores} cores)",
+            config.threads(),
+            pipeline::config::MAX_THREADS_PER_CORE
+        );
+    } else if config.threads() > cores && !quiet {
         // More workers than cores only add switching, and with the solver on, a table each.
         let tables = match config.table_mb() {
             Some(mb) => format!(

@@ -39,6 +39,10 @@ pub const AUTO_BATCH_MATE: usize = 256;
 /// Automatic batch size with the mate filter off.
 pub const AUTO_BATCH_NO_MATE: usize = 8192;
 
+/// Worker threads allowed per core: more only add switching and, with the mate filter on,
+/// a table each (`threads = 10000` took 259 s for 100 records).
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
 /// Resolved settings: the only input to the run. Paths are absolute or relative to the
 /// current directory (already joined with the config file's directory).
 #[derive(Debug, Clone)]
@@ -67,8 +71,10 @@ pub struct Config {
     pub(crate) audit: bool,
     /// Format of the binary mates file; `None` = no mates files.
     pub(crate) mates_format: Option<Format>,
-    /// Worker threads (never 0).
+    /// Worker threads (never 0, at most [`MAX_THREADS_PER_CORE`] per core).
     pub(crate) threads: usize,
+    /// The worker threads the config or `--threads` asked for (0 = one per core).
+    pub(crate) threads_asked: usize,
     /// df-pn table per worker, MiB (>= 1).
     pub(crate) table_mb: usize,
     /// Records per batch (never 0; see [`Config::resolve`]).
@@ -122,6 +128,12 @@ impl Config {
     /// Worker threads (never 0).
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The worker threads asked for, when more than the cap ([`MAX_THREADS_PER_CORE`] per
+    /// core) cut them to [`Config::threads`].
+    pub fn threads_capped_from(&self) -> Option<usize> {
+        (self.threads_asked > self.threads).then_some(self.threads_asked)
     }
 
     /// The output directory.
@@ -202,7 +214,8 @@ impl Config {
                 base.join(p)
             }
         };
-        let threads = worker_threads(overrides.threads.unwrap_or(raw.workers.threads));
+        let threads_asked = overrides.threads.unwrap_or(raw.workers.threads);
+        let threads = worker_threads(threads_asked);
         Ok(Config {
             input_paths: raw.input.paths.iter().map(|p| join(Path::new(p))).collect(),
             input_format: raw.input.format.format(),
@@ -224,6 +237,7 @@ impl Config {
                 .then(|| raw.mates.format.format())
                 .flatten(),
             threads,
+            threads_asked,
             table_mb: raw.workers.table_mb,
             batch_records: batch_records(&raw),
             // With the mate filter on a run is minutes of search on a few cores and a
@@ -247,9 +261,10 @@ impl Config {
 
 /// Worker threads for a `threads` setting (0: every core).
 pub(crate) fn worker_threads(threads: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
+        0 => cores,
+        n => n.min(cores * MAX_THREADS_PER_CORE),
     }
 }
 

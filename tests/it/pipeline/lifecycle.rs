@@ -285,3 +285,29 @@ fn init_writes_the_defaults_and_keeps_an_existing_file() {
     run_ok(&["init", &target_arg, "--force"]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
 }
+
+/// `--threads 10000` (259 s for 100 records before: a thread and a table each) is capped at
+/// 4 per core with a warning, even with --quiet; the output is that of any thread count.
+#[test]
+fn absurd_thread_counts_are_capped_with_a_warning() {
+    let (dir, cfg) = startpos_setup("threads-cap", 100, "[filter.mate]\nnodes = 1000\n");
+    let (out, one) = (dir.join("out"), dir.join("one"));
+    let err = run_ok(&[
+        "run",
+        &cfg,
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "10000",
+        "--quiet",
+    ]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let expected = format!(
+        "posfilter: warning: 10000 worker threads asked for, capped at {} (4 per core on {cores} cores)",
+        4 * cores
+    );
+    assert_eq!(err.trim(), expected);
+    assert_eq!(report(&out)["threads"], 4 * cores);
+    run_one_thread(&cfg, &one);
+    same_outputs(&out, &one, &[]);
+}
