@@ -14,8 +14,12 @@ import posfilter
 from conftest import DATA, REPO
 from test_mate import seconds_to_stop
 
-#: report.json keys that differ between two runs of the same input (docs/output-schema.md).
-RUN_DEPENDENT = {"seconds", "positions_per_second", "threads", "nodes", "verdict_cache"}
+#: report.json keys that differ between two runs of the same input (docs/output-schema.md):
+#: timing, scheduling and provenance (the run's command line and times).
+RUN_DEPENDENT = {
+    "seconds", "positions_per_second", "threads", "nodes", "verdict_cache", "resumed_from",
+    "run", "throughput",
+}
 
 
 def make_config(tmp_path: Path, mate: str = "nodes = 10000") -> Path:
@@ -33,16 +37,20 @@ def make_config(tmp_path: Path, mate: str = "nodes = 10000") -> Path:
 
 
 def files(out: Path) -> dict:
-    """Every file a run wrote, by path, except report.json."""
+    """Every file a run wrote, by path, except report.json and report.html (its page)."""
     return {
         str(p.relative_to(out)): p.read_bytes()
         for p in sorted(out.rglob("*"))
-        if p.is_file() and p.name != "report.json"
+        if p.is_file() and p.name not in ("report.json", "report.html")
     }
 
 
 def comparable(report: dict) -> dict:
-    return {k: v for k, v in report.items() if k not in RUN_DEPENDENT}
+    """`report` without the keys that differ between runs (and the solver's times)."""
+    kept = {k: v for k, v in report.items() if k not in RUN_DEPENDENT}
+    if "histograms" in kept:
+        kept["histograms"] = {k: v for k, v in kept["histograms"].items() if k != "micros"}
+    return kept
 
 
 def test_run_writes_what_the_cli_writes(posfilter_bin, tmp_path):
