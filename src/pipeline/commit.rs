@@ -8,6 +8,7 @@
 
 use super::dedup_log::DedupLog;
 use super::gather::Gathered;
+use super::kept_shards::KeptShards;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
 use super::rejected_line;
 use super::report::{Counts, Tallies};
@@ -73,8 +74,8 @@ pub(crate) struct Commit {
     mates_bin: Option<ShardWriter>,
     files: Vec<String>,
     pub(super) out_dir: std::path::PathBuf,
-    pub(super) shard_records: u64,
-    pub(super) zstd_level: Option<i32>,
+    /// Names and compression of the kept shards.
+    pub(super) kept_shards: KeptShards,
 }
 
 /// How the commit writes.
@@ -83,10 +84,8 @@ pub(crate) struct CommitOptions<'a> {
     pub(crate) out_dir: &'a Path,
     /// Output format (`None` = same as each input).
     pub(crate) out_format: Option<Format>,
-    /// Records per shard.
-    pub(crate) shard_records: u64,
-    /// zstd level for shards, `None` for plain.
-    pub(crate) zstd_level: Option<i32>,
+    /// Names, size and compression of the kept shards.
+    pub(crate) kept_shards: KeptShards,
     /// Write audit.jsonl.
     pub(crate) audit: bool,
     /// Write `mates.jsonl` and `mates.<fmt>` in this format.
@@ -153,8 +152,7 @@ impl Commit {
             }),
             files: o.files,
             out_dir: dir.to_path_buf(),
-            shard_records: o.shard_records,
-            zstd_level: o.zstd_level,
+            kept_shards: o.kept_shards,
         })
     }
 
@@ -177,12 +175,9 @@ impl Commit {
             Some(m) => AtomicFile::resume(dir, rel, m).map(Some),
             None => Ok(None),
         };
-        let opts = OutputOptions {
-            zstd_level: o.zstd_level,
-            shard_records: o.shard_records,
-        };
         let mut kept = Vec::new();
         for (format, m) in &mark.kept {
+            let opts = o.kept_shards.options(*format);
             let w = ShardWriter::resume(&dir.join("kept"), *format, opts, None, m)
                 .map_err(io::Error::other)?;
             kept.push((*format, w));
@@ -195,6 +190,7 @@ impl Commit {
                     OutputOptions {
                         zstd_level: None,
                         shard_records: 0,
+                        extension: None,
                     },
                     Some(format!("mates.{}", f.extension())),
                     m,
@@ -224,8 +220,7 @@ impl Commit {
             mates_bin,
             files: o.files,
             out_dir: dir.to_path_buf(),
-            shard_records: o.shard_records,
-            zstd_level: o.zstd_level,
+            kept_shards: o.kept_shards,
         })
     }
 

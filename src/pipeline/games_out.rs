@@ -18,7 +18,7 @@ use super::report::Tallies;
 use super::worker::BatchOutcome;
 use crate::codec::game::{encode_game, sbinpack, Game};
 use crate::codec::Format;
-use crate::io::output::{OutputOptions, ShardWriter};
+use crate::io::output::ShardWriter;
 use std::io;
 
 /// The game writer's scratch.
@@ -89,10 +89,7 @@ impl Commit {
         if let Some(at) = self.kept.iter().position(|(f, _)| *f == target) {
             return at;
         }
-        let opts = OutputOptions {
-            zstd_level: self.zstd_level,
-            shard_records: self.shard_records,
-        };
+        let opts = self.kept_shards.options(target);
         let dir = self.out_dir.join("kept");
         self.kept
             .push((target, ShardWriter::new(&dir, target, opts)));

@@ -41,6 +41,7 @@ pub(crate) mod dedup_log;
 mod error;
 mod games_out;
 mod gather;
+pub(crate) mod kept_shards;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub mod preflight;

@@ -9,6 +9,7 @@
 
 use super::config::Config;
 use super::error::PipelineError;
+use super::kept_shards::KeptShards;
 use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
@@ -136,13 +137,9 @@ impl Plan {
             let _ = writeln!(s, "reference pools: {} file(s)", self.references.len());
             file_lines(&mut s, &self.references, &self.reference_detections);
         }
-        let compression = match config.zstd_level {
-            Some(level) => format!("zstd level {level}"),
-            None => "uncompressed".into(),
-        };
         let _ = writeln!(
             s,
-            "output: {} ({} records a shard, {compression}){}",
+            "output: {} ({} records a shard){}",
             config.out_dir.display(),
             HumanCount(config.shard_records),
             match self.previous.files().len() {
@@ -150,6 +147,9 @@ impl Plan {
                 n => format!("; replaces {n} file(s) of a previous run"),
             }
         );
+        for line in KeptShards::of_run(config, &self.paths, &self.detections).describe() {
+            let _ = writeln!(s, "  {line}");
+        }
         let tables = if settings.mate.is_some() {
             format!(
                 ", df-pn tables {} ({} each)",

@@ -14,6 +14,7 @@ use super::commit::{Commit, CommitOptions};
 use super::config::Config;
 use super::dedup_log::DedupLog;
 use super::error::PipelineError;
+use super::kept_shards::KeptShards;
 use super::output::remove_if_present;
 use super::plan::Plan;
 use super::progress;
@@ -100,8 +101,7 @@ pub(super) fn prepare(
     let options = CommitOptions {
         out_dir,
         out_format: settings.output_format,
-        shard_records: config.shard_records,
-        zstd_level: config.zstd_level,
+        kept_shards: KeptShards::of_run(config, &paths, &detections),
         audit: config.audit,
         mates: config.mates_format,
         dedup,

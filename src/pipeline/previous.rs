@@ -6,7 +6,8 @@
 //! - Only files with the names a run writes are touched (manifest.json, report.json,
 //!   report.html, audit.jsonl, rejected.jsonl, mates.jsonl, resume.json, resume.dedup,
 //!   `mates.<format>[.zst]`,
-//!   `kept/part-NNNNN.<format>[.zst]`, and the temporary names of all of them); nothing else
+//!   `kept/part-NNNNN.<ext>[.zst]` (`ext` as `kept_shards` allows), and the temporary names
+//!   of all of them); nothing else
 //!   in the directory, and never a directory.
 //! - manifest.json is removed first, so from then on the directory never claims to hold a
 //!   complete run until the new run writes its own manifest.
@@ -121,25 +122,28 @@ fn final_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-/// `<stem><format extension>[.zst]`, the final or the temporary name.
-fn is_record_file(name: &str, stem: impl Fn(&str) -> bool) -> bool {
+/// `<stem>.<ext>[.zst]` with an extension `ext` allows, the final or the temporary name.
+fn is_record_file(name: &str, stem: impl Fn(&str) -> bool, ext: impl Fn(&str) -> bool) -> bool {
     let name = final_name(name);
     let name = name.strip_suffix(".zst").unwrap_or(name);
     name.rsplit_once('.')
-        .is_some_and(|(s, ext)| stem(s) && Format::ALL.iter().any(|f| f.extension() == ext))
+        .is_some_and(|(s, e)| stem(s) && ext(e))
 }
 
 /// The binary mates file: `mates.<format>[.zst]` (not mates.jsonl, a side file).
 fn is_mates_file(name: &str) -> bool {
-    is_record_file(name, |s| s == "mates")
+    let format_name = |e: &str| Format::ALL.iter().any(|f| f.extension() == e);
+    is_record_file(name, |s| s == "mates", format_name)
 }
 
-/// A kept shard: `part-NNNNN.<format>[.zst]` (five or more digits).
+/// A kept shard: `part-NNNNN.<ext>[.zst]` (five or more digits; `ext` a format's name or
+/// an input's own extension, [`super::kept_shards::is_shard_extension`]).
 fn is_shard_file(name: &str) -> bool {
-    is_record_file(name, |s| {
+    let part = |s: &str| {
         s.strip_prefix("part-")
             .is_some_and(|n| n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()))
-    })
+    };
+    is_record_file(name, part, super::kept_shards::is_shard_extension)
 }
 
 #[cfg(test)]
@@ -153,12 +157,15 @@ mod tests {
             "part-00012.psfen.zst",
             ".part-00003.sfen.zst.tmp",
             "part-123456.hcpe",
+            // An input's own extension (`kept_shards`).
+            "part-00000.bin",
+            "part-00000.txt.zst",
         ] {
             assert!(is_shard_file(own), "{own}");
         }
         for other in [
             "part-0000.psv",
-            "part-00000.txt",
+            "part-00000.b-n",
             "part-00000",
             "part-0000a.psv",
             "my-part-00000.psv",

@@ -486,6 +486,8 @@ fn shards_rotate_compress_and_checksum() {
             OutputOptions {
                 zstd_level: level,
                 shard_records: 10_000,
+                // The compressed series also carries an extension of its own.
+                extension: level.map(|_| "bin".to_string()),
             },
         );
         for r in recs.chunks(40) {
@@ -502,11 +504,11 @@ fn shards_rotate_compress_and_checksum() {
             .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
             .collect();
         names.sort();
-        let z = if level.is_some() { ".zst" } else { "" };
+        let z = if level.is_some() { "bin.zst" } else { "psv" };
         assert_eq!(
             names,
             (0..3)
-                .map(|i| format!("part-0000{i}.psv{z}"))
+                .map(|i| format!("part-0000{i}.{z}"))
                 .collect::<Vec<_>>()
         );
         let mut joined = Vec::new();

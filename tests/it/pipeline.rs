@@ -26,6 +26,7 @@ mod games;
 mod lifecycle;
 mod lock;
 mod mates;
+mod trainer_ready;
 
 /// Writes a config with `inputs` (absolute paths) and extra TOML, returns its path.
 pub(crate) fn config(dir: &TempDir, inputs: &[&Path], extra: &str) -> String {

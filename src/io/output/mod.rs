@@ -3,7 +3,9 @@
 //!
 //! # Contract
 //! - Shards are `<dir>/part-00000.<ext>[.zst]`, `part-00001…`, in write order, each holding at
-//!   most `shard_records` records (0 = no limit). A shard is written as
+//!   most `shard_records` records (0 = no limit). `<ext>` is [`OutputOptions::extension`]
+//!   (the format's name unless the options give another; a run decides it in
+//!   `pipeline::kept_shards`). A shard is written as
 //!   `.part-00000.<ext>[.zst].tmp` in the same directory, flushed, synced and renamed on
 //!   completion, so a file with a final name is always complete. A writer dropped without
 //!   [`ShardWriter::finish`] leaves only a temporary file.
@@ -56,19 +58,30 @@ pub enum OutputError {
 }
 
 /// Output settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputOptions {
     /// zstd level (1..=22), or `None` for plain files.
     pub zstd_level: Option<i32>,
     /// Records per shard; 0 = a single shard.
     pub shard_records: u64,
+    /// The shards' extension (without the dot or `.zst`); `None` = the format's name.
+    pub extension: Option<String>,
+}
+
+impl OutputOptions {
+    /// The extension shards of `format` get with these options.
+    pub fn extension(&self, format: Format) -> &str {
+        self.extension.as_deref().unwrap_or(format.extension())
+    }
 }
 
 impl Default for OutputOptions {
+    /// Plain shards of a million records named after their format.
     fn default() -> Self {
         OutputOptions {
-            zstd_level: Some(3),
+            zstd_level: None,
             shard_records: 1_000_000,
+            extension: None,
         }
     }
 }
@@ -190,19 +203,16 @@ impl ShardWriter {
             OutputOptions {
                 zstd_level,
                 shard_records: 0,
+                extension: None,
             },
         );
         w.single = Some(name);
         w
     }
 
-    /// The final name of shard `n`.
-    pub fn shard_name(format: Format, n: u32, compressed: bool) -> String {
-        format!(
-            "part-{n:05}.{}{}",
-            format.extension(),
-            if compressed { ".zst" } else { "" }
-        )
+    /// The final name of shard `n` with extension `ext` (see [`OutputOptions::extension`]).
+    pub fn shard_name(ext: &str, n: u32, compressed: bool) -> String {
+        format!("part-{n:05}.{ext}{}", if compressed { ".zst" } else { "" })
     }
 
     fn io(path: &Path) -> impl FnOnce(io::Error) -> OutputError + '_ {
@@ -216,7 +226,11 @@ impl ShardWriter {
         std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
         let name = match &self.single {
             Some(n) => n.clone(),
-            None => Self::shard_name(self.format, self.next_shard, self.opts.zstd_level.is_some()),
+            None => Self::shard_name(
+                self.opts.extension(self.format),
+                self.next_shard,
+                self.opts.zstd_level.is_some(),
+            ),
         };
         self.next_shard += 1;
         let path = self.dir.join(&name);
@@ -367,6 +381,8 @@ impl ShardWriter {
                 ..shard.clone()
             });
         }
+        let zstd_level = opts.zstd_level;
+        let ext = opts.extension(format).to_string();
         let mut w = ShardWriter::new(dir, format, opts);
         w.single = single;
         w.next_shard = mark.next_shard;
@@ -378,7 +394,7 @@ impl ShardWriter {
                 std::fs::rename(&path, &tmp).map_err(Self::io(&path))?;
             }
             let counted = Counted::reopen(&tmp, o.file).map_err(Self::io(&tmp))?;
-            let sink = Sink::over(counted, opts.zstd_level).map_err(Self::io(&tmp))?;
+            let sink = Sink::over(counted, zstd_level).map_err(Self::io(&tmp))?;
             w.open = Some(Open {
                 tmp,
                 path,
@@ -388,9 +404,9 @@ impl ShardWriter {
         }
         if w.single.is_none() {
             // Shards numbered from `next_shard` on were begun after the checkpoint.
-            let compressed = opts.zstd_level.is_some();
+            let compressed = zstd_level.is_some();
             for n in mark.next_shard.. {
-                let name = Self::shard_name(format, n, compressed);
+                let name = Self::shard_name(&ext, n, compressed);
                 let mut found = false;
                 for p in [dir.join(&name), dir.join(format!(".{name}.tmp"))] {
                     match std::fs::remove_file(&p) {

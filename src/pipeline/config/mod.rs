@@ -65,8 +65,10 @@ pub struct Config {
     pub(crate) synthetic_fields: bool,
     /// Records per shard (> 0).
     pub(crate) shard_records: u64,
-    /// zstd level of the shards, `None` = uncompressed.
-    pub(crate) zstd_level: Option<i32>,
+    /// Kept-shard compression (`auto`: as the inputs, see `pipeline::kept_shards`).
+    pub(crate) compression: Compression,
+    /// zstd level of compressed shards (1..=22).
+    pub(crate) zstd_level: i32,
     /// Write audit.jsonl.
     pub(crate) audit: bool,
     /// Format of the binary mates file; `None` = no mates files.
@@ -228,8 +230,8 @@ impl Config {
             out_format: raw.output.format.format(),
             synthetic_fields: raw.output.synthetic_fields,
             shard_records: raw.output.shard_records,
-            zstd_level: (raw.output.compression == Compression::Zstd)
-                .then_some(raw.output.zstd_level),
+            compression: raw.output.compression,
+            zstd_level: raw.output.zstd_level,
             audit: raw.output.audit,
             mates_format: raw
                 .mates

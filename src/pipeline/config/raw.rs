@@ -51,10 +51,14 @@ pub enum ConfigError {
     },
 }
 
-/// Output compression.
+/// Kept-shard compression (`output.compression`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
+    /// As the input: zstd when every input file a kept writer takes records from was
+    /// zstd-compressed, plain otherwise (so a trainer can `np.fromfile` / mmap the shards of
+    /// a plain input as they are). See `pipeline::kept_shards`.
+    Auto,
     /// zstd, level `output.zstd_level`.
     Zstd,
     /// Plain files.
@@ -128,7 +132,7 @@ pub struct OutputConfig {
     pub synthetic_fields: bool,
     /// Records per shard.
     pub shard_records: u64,
-    /// Shard compression.
+    /// Kept-shard compression (`auto`: as the input).
     pub compression: Compression,
     /// zstd level (1..=22).
     pub zstd_level: i32,
@@ -266,7 +270,7 @@ impl Default for OutputConfig {
             format: FormatChoice::Same,
             synthetic_fields: false,
             shard_records: 1_000_000,
-            compression: Compression::Zstd,
+            compression: Compression::Auto,
             zstd_level: 3,
             audit: true,
             checkpoint_records: None,

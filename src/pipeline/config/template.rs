@@ -62,9 +62,13 @@ const TABLES: &[Table] = &[
             ),
             (
                 "shard_records",
-                "records per kept shard (kept/part-00000.<fmt>[.zst])",
+                "records per kept shard (kept/part-00000.<ext>[.zst]; <ext> is the inputs' \
+                 own extension when they share one and are not converted, else the format's)",
             ),
-            ("compression", "zstd | none"),
+            (
+                "compression",
+                "auto (zstd if the inputs were .zst, else plain) | zstd | none",
+            ),
             ("zstd_level", "1..=22"),
             (
                 "audit",
