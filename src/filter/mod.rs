@@ -63,11 +63,15 @@ pub enum DropReason {
     /// The solver ran out of budget and `filter.mate.unknown = "drop"` asked to drop such
     /// positions (by default they are kept).
     Unknown,
+    /// An hcpe record to be written without a move (bestMove16 = 0): dlshogi's loader
+    /// would train its policy on move 0, and reads a file that ends in one as hcpe3
+    /// (`output.keep_moveless_hcpe = true` keeps them).
+    NoMove,
 }
 
 impl DropReason {
     /// Every reason, in report order.
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Checkmated,
         DropReason::NoLegalMoves,
         DropReason::Mate,
@@ -76,6 +80,7 @@ impl DropReason {
         DropReason::Declaration,
         DropReason::Duplicate,
         DropReason::Unknown,
+        DropReason::NoMove,
     ];
 
     /// The snake_case name (same as serde).
@@ -89,6 +94,7 @@ impl DropReason {
             DropReason::Declaration => "declaration",
             DropReason::Duplicate => "duplicate",
             DropReason::Unknown => "unknown",
+            DropReason::NoMove => "no_move",
         }
     }
 
@@ -101,6 +107,7 @@ impl DropReason {
             | DropReason::Mated
             | DropReason::Unknown => Stage::Terminal,
             DropReason::Repetition => Stage::Repetition,
+            DropReason::NoMove => Stage::Validity,
             DropReason::Declaration => Stage::Declaration,
             DropReason::Duplicate => Stage::Dedup,
         }
@@ -241,7 +248,7 @@ mod tests {
         // Stages of the reasons follow the documented order.
         let mut stages: Vec<Stage> = DropReason::ALL.iter().map(|r| r.stage()).collect();
         stages.sort();
-        assert_eq!(stages.first(), Some(&Stage::Repetition));
+        assert_eq!(stages.first(), Some(&Stage::Validity));
         assert_eq!(stages.last(), Some(&Stage::Dedup));
     }
 }

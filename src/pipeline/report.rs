@@ -35,6 +35,9 @@ pub struct Dropped {
     /// Undecided within the solver's budget, dropped because `filter.mate.unknown = "drop"`
     /// (0 with the default `keep`).
     pub unknown: u64,
+    /// hcpe records that would be written without a move (`output.keep_moveless_hcpe`).
+    #[serde(default)]
+    pub no_move: u64,
 }
 
 impl Dropped {
@@ -49,6 +52,7 @@ impl Dropped {
             DropReason::Declaration => &mut self.declaration,
             DropReason::Duplicate => &mut self.duplicate,
             DropReason::Unknown => &mut self.unknown,
+            DropReason::NoMove => &mut self.no_move,
         };
         *n += 1;
     }
@@ -63,6 +67,7 @@ impl Dropped {
             + self.declaration
             + self.duplicate
             + self.unknown
+            + self.no_move
     }
 }
 

@@ -52,6 +52,10 @@ pub(crate) struct Settings {
     pub(crate) output_format: Option<Format>,
     /// Format of the binary mates file (`None`: mates are not written).
     pub(crate) mates_format: Option<Format>,
+    /// Drop a record that would be written as hcpe without a move (`no_move`; a run's
+    /// `output.keep_moveless_hcpe = false`). False from [`Settings::new`]: the stages alone
+    /// write nothing.
+    pub(crate) drop_moveless_hcpe: bool,
     /// Set when the run is to stop ([`super::control`]): workers leave their batch, solvers
     /// their search. `None` from [`Settings::new`].
     pub(crate) abort: Option<Arc<AtomicBool>>,
@@ -63,6 +67,7 @@ impl Settings {
         let settings = Settings::new(&c.filter, c.table_mb, c.out_format, c.mates_format);
         Settings {
             abort: c.control.as_ref().map(|c| c.abort_flag()),
+            drop_moveless_hcpe: !c.keep_moveless_hcpe,
             ..settings
         }
     }
@@ -101,6 +106,7 @@ impl Settings {
             move_field_clear: f.move_field == MoveFieldPolicy::Clear,
             output_format,
             mates_format,
+            drop_moveless_hcpe: false,
             abort: None,
         }
     }

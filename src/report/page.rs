@@ -9,7 +9,7 @@ use super::svg::{self, Bar};
 use serde_json::Value;
 
 /// The decisions every run counts: report.json key (under `records.`), label, colour.
-pub const DECISIONS: [(&str, &str, usize); 10] = [
+pub const DECISIONS: [(&str, &str, usize); 11] = [
     ("kept", "kept", 2),
     ("dropped.checkmated", "checkmated", 7),
     ("dropped.no_legal_moves", "no legal moves", 8),
@@ -19,6 +19,7 @@ pub const DECISIONS: [(&str, &str, usize); 10] = [
     ("dropped.declaration", "declaration", 4),
     ("dropped.duplicate", "duplicate", 0),
     ("dropped.unknown", "unknown (dropped)", 9),
+    ("dropped.no_move", "hcpe without a move", 8),
     ("rejected", "rejected", 6),
 ];
 

@@ -77,7 +77,8 @@ fn report_json(record: &RunRecord, verdicts: &[Verdict]) -> Value {
         let input = part(verdicts.len() as u64);
         json!({"input": input, "kept": input - mate - mated, "rejected": 0,
                "dropped": {"checkmated": 0, "no_legal_moves": 0, "mate": mate, "mated": mated,
-                           "repetition": 0, "declaration": 0, "duplicate": 0, "unknown": 0}})
+                           "repetition": 0, "declaration": 0, "duplicate": 0, "unknown": 0,
+                           "no_move": 0}})
     };
     let identity = FileIdentity {
         bytes: 120_480,

@@ -130,7 +130,8 @@ fn the_sample_page_shows_report_json_and_its_histograms_sum_to_the_counts() {
     assert!(doc.select(&sel("#reconcile .ok")).next().is_some());
     // A bar per decision, each the count report.json gives.
     let bars = marks(&doc, "decisions");
-    assert_eq!(bars.len(), 10);
+    // kept, the nine drop reasons (`no_move` included), rejected.
+    assert_eq!(bars.len(), 11);
     for (key, values) in &bars {
         assert_eq!(at(&json, key), Value::from(values[0].1), "{key}");
     }

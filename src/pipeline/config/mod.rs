@@ -63,6 +63,8 @@ pub struct Config {
     pub(crate) out_format: Option<Format>,
     /// Converting records without teacher fields into psv / hcpe is allowed.
     pub(crate) synthetic_fields: bool,
+    /// Write hcpe records without a move instead of dropping them as `no_move`.
+    pub(crate) keep_moveless_hcpe: bool,
     /// Records per shard (> 0).
     pub(crate) shard_records: u64,
     /// Kept-shard compression (`auto`: as the inputs, see `pipeline::kept_shards`).
@@ -229,6 +231,7 @@ impl Config {
             },
             out_format: raw.output.format.format(),
             synthetic_fields: raw.output.synthetic_fields,
+            keep_moveless_hcpe: raw.output.keep_moveless_hcpe,
             shard_records: raw.output.shard_records,
             compression: raw.output.compression,
             zstd_level: raw.output.zstd_level,

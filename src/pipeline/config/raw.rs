@@ -130,6 +130,9 @@ pub struct OutputConfig {
     /// Allow converting records without teacher fields (sfen, usi, psfen, hcp) to a format
     /// with them (psv, hcpe), which writes score 0, no move and a draw into every record.
     pub synthetic_fields: bool,
+    /// Write hcpe records without a move (bestMove16 = 0) to the kept shards instead of
+    /// dropping them as `no_move` (dlshogi's loader cannot train on them).
+    pub keep_moveless_hcpe: bool,
     /// Records per shard.
     pub shard_records: u64,
     /// Kept-shard compression (`auto`: as the input).
@@ -269,6 +272,7 @@ impl Default for OutputConfig {
             dir: "out".into(),
             format: FormatChoice::Same,
             synthetic_fields: false,
+            keep_moveless_hcpe: false,
             shard_records: 1_000_000,
             compression: Compression::Auto,
             zstd_level: 3,

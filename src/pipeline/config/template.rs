@@ -61,6 +61,12 @@ const TABLES: &[Table] = &[
                  no move and a draw in every record (refused otherwise)",
             ),
             (
+                "keep_moveless_hcpe",
+                "write hcpe records without a move (checkmated or move-less positions); by \
+                 default dropped as no_move: dlshogi trains its policy on move 0 and reads a \
+                 file that ends in one as hcpe3",
+            ),
+            (
                 "shard_records",
                 "records per kept shard (kept/part-00000.<ext>[.zst]; <ext> is the inputs' \
                  own extension when they share one and are not converted, else the format's)",

@@ -235,6 +235,17 @@ pub(super) fn keep(
             out.pop(); // the shard writer ends text records itself
         }
     }
+    if target == Format::Hcpe
+        && s.drop_moveless_hcpe
+        && out.get(start + 34..start + 36) == Some(&[0, 0])
+    {
+        // dlshogi would train on move 0, and reads a file ending in such a record as hcpe3.
+        out.truncate(start);
+        r.dedup_key = None;
+        r.extra_mut().detail = json!({"written_as": "hcpe", "best_move16": 0});
+        r.decision = Decision::Drop(DropReason::NoMove);
+        return r;
+    }
     r.out = start..out.len();
     r
 }
@@ -298,10 +309,15 @@ fn mate_record(
     teacher: Option<&TeacherFields>,
     format: Format,
 ) -> Vec<u8> {
+    let first = v.pv.first().copied();
+    if format == Format::Hcpe && first.is_none() {
+        // A checkmated position has no move: in mates.jsonl only, never a move-less hcpe
+        // record (dlshogi reads a file ending in one as hcpe3).
+        return Vec::new();
+    }
     let winning = reason == DropReason::Mate;
     let score = (32000 - v.plies.min(32000) as i32) as i16;
     let score = if winning { score } else { -score };
-    let first = v.pv.first().copied();
     let fields = TeacherFields {
         score,
         raw_move: first

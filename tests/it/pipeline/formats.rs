@@ -125,7 +125,9 @@ fn teacher_formats_psv_and_hcpe_plain_and_zst_agree() {
             &["manifest.json"],
         );
     }
-    // psv knows game order (repetition); otherwise both encodings decide alike.
+    // psv knows game order (repetition); otherwise both encodings decide alike, except
+    // that hcpe records without a move are dropped as `no_move` (an hcpe shard never holds
+    // one, docs/formats.md), which psv keeps.
     let (psv, hcpe) = (&runs["in.psv"].0, &runs["in.hcpe"].0);
     assert!(psv.values().any(|d| d == "repetition"));
     for (i, d) in psv {
@@ -133,7 +135,15 @@ fn teacher_formats_psv_and_hcpe_plain_and_zst_agree() {
             assert_eq!(hcpe.get(i), Some(d), "record {i}");
         }
     }
-    assert!(hcpe.keys().all(|i| psv.contains_key(i)));
+    let hcpe_bytes = &inputs[1].1;
+    for (i, d) in hcpe {
+        let moveless = hcpe_bytes[*i as usize * 38 + 34..*i as usize * 38 + 36] == [0, 0];
+        assert!(
+            psv.contains_key(i) || (d == "no_move" && moveless),
+            "record {i}: {d}"
+        );
+    }
+    assert!(hcpe.values().any(|d| d == "no_move"));
 }
 
 /// With every dropping stage off, a run is a format converter: psv in, hcpe / psfen / sfen
@@ -151,13 +161,46 @@ fn output_format_converts_every_record_exactly() {
     let off = "[filter.mate]\nenabled = false\n[filter.repetition]\nenabled = false\n\
                [filter.declaration]\nenabled = false\n[filter.entering_king]\nenabled = false\n\
                [filter.dedup]\nenabled = false\n";
-    for format in ["hcpe", "psfen", "sfen"] {
-        let cfg = config(&dir, &[&input], &format!("format = \"{format}\"\n{off}"));
-        let out = dir.join(&format!("out-{format}"));
+    // The corpus records without a move (bestMove16 = 0): an hcpe shard drops them as
+    // `no_move` unless `keep_moveless_hcpe` asks for them (docs/formats.md).
+    let with_move: Vec<u8> = hcpe
+        .chunks(38)
+        .filter(|r| r[34..36] != [0, 0])
+        .flatten()
+        .copied()
+        .collect();
+    let moveless = (hcpe.len() - with_move.len()) / 38;
+    assert!(moveless > 100, "{moveless}");
+    for format in ["hcpe", "hcpe+moveless", "psfen", "sfen"] {
+        let (format, extra) = match format.split_once('+') {
+            Some((f, _)) => (f, "keep_moveless_hcpe = true\n"),
+            None => (format, ""),
+        };
+        let cfg = config(
+            &dir,
+            &[&input],
+            &format!("format = \"{format}\"\n{extra}{off}"),
+        );
+        let out = dir.join(&format!("out-{format}{}", extra.len()));
         run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-        assert_eq!(report(&out)["records"]["kept"], n as u64, "{format}");
+        let r = report(&out);
+        let no_move = if format == "hcpe" && extra.is_empty() {
+            moveless
+        } else {
+            0
+        };
+        assert_eq!(
+            r["records"]["kept"],
+            (n - no_move) as u64,
+            "{format} {extra}"
+        );
+        assert_eq!(r["records"]["dropped"]["no_move"], no_move as u64);
         let kept = std::fs::read(out.join(format!("kept/part-00000.{format}"))).unwrap();
         match format {
+            "hcpe" if extra.is_empty() => assert!(
+                kept == with_move,
+                "psv -> hcpe differs from the corpus hcpe's records with a move"
+            ),
             "hcpe" => assert!(kept == hcpe, "psv -> hcpe differs from the corpus hcpe"),
             "psfen" => {
                 let packed: Vec<u8> = psv.chunks(40).flat_map(|r| r[..32].to_vec()).collect();

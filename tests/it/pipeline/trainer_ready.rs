@@ -154,3 +154,76 @@ fn compression_follows_the_input_unless_the_config_says_and_names_follow_the_rul
     let (_, names) = run(&dir, &config(&dir, &[&zst], "format = \"psfen\""), "conv");
     assert_eq!(names, ["part-00000.psfen.zst"]);
 }
+
+/// Whether dlshogi's `is_hcpe` (cppshogi/python_module.cpp, docs/formats.md) takes `file`
+/// for hcpe: its size a multiple of 38 and its last record's bestMove16 in 1..=26703.
+fn dlshogi_reads_as_hcpe(file: &[u8]) -> bool {
+    let Some(last) = file.len().checked_sub(38).map(|at| &file[at..]) else {
+        return false;
+    };
+    let best = u16::from_le_bytes([last[34], last[35]]);
+    file.len() % 38 == 0 && (1..=26703).contains(&best)
+}
+
+/// No hcpe file a run writes holds a record without a move: an hcpe input's move-less
+/// records are dropped (as `checkmated` by the mate stage, else as `no_move`), never kept;
+/// mates.hcpe holds the mates and mated positions with their first move, and the
+/// checkmated ones only in mates.jsonl. Truth: the input's move fields, the audit, and
+/// dlshogi's rule for telling hcpe from hcpe3.
+#[test]
+fn no_hcpe_file_we_write_holds_a_record_without_a_move() {
+    let dir = TempDir::new("trainer-moveless");
+    let hcpe = teacher(Format::Hcpe, 0, 6000);
+    let input = dir.join("games.hcpe");
+    std::fs::write(&input, &hcpe).unwrap();
+    let text = format!(
+        "[input]\npaths = [{:?}]\n[output]\ndir = \"out\"\n[filter.mate]\nnodes = 300\n\
+         [mates]\nformat = \"hcpe\"\n",
+        input.display().to_string()
+    );
+    let cfg = dir.join("p.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let (out, names) = run(&dir, cfg.to_str().unwrap(), "moveless");
+    assert_eq!(names, ["part-00000.hcpe"]);
+    let r = report(&out);
+    super::reconciles(&r);
+    let dropped = &r["records"]["dropped"];
+    let gone = decisions(&out);
+    let moveless: Vec<u64> = (0..6000u64)
+        .filter(|&i| hcpe[i as usize * 38 + 34..i as usize * 38 + 36] == [0, 0])
+        .collect();
+    assert!(moveless.len() > 5, "{}", moveless.len());
+    let mut by_reason = std::collections::BTreeMap::<&str, u64>::new();
+    for i in &moveless {
+        let d = gone.get(i).map(String::as_str).unwrap_or("kept");
+        assert!(
+            d != "kept" && d != "keep",
+            "record {i} has no move and was kept"
+        );
+        *by_reason.entry(d).or_default() += 1;
+    }
+    assert!(by_reason.get("no_move") > Some(&0), "{by_reason:?}");
+    assert_eq!(
+        Some(dropped["no_move"].as_u64().unwrap()),
+        by_reason.get("no_move").copied()
+    );
+    let kept = std::fs::read(out.join("kept/part-00000.hcpe")).unwrap();
+    assert!(kept.chunks(38).all(|r| r[34..36] != [0, 0]));
+    assert!(dlshogi_reads_as_hcpe(&kept));
+    // mates.hcpe: one record per mate / mated line of mates.jsonl, in order, each with the
+    // first move of its PV; checkmated lines only in mates.jsonl.
+    let lines = super::jsonl_lines(&out.join("mates.jsonl"));
+    let checkmated = lines.iter().filter(|l| l["kind"] == "checkmated").count();
+    assert!(checkmated > 0 && checkmated as u64 == dropped["checkmated"].as_u64().unwrap());
+    let with_move: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["kind"] != "checkmated").collect();
+    let mates = std::fs::read(out.join("mates.hcpe")).unwrap();
+    assert_eq!(mates.len() / 38, with_move.len());
+    assert!(dlshogi_reads_as_hcpe(&mates));
+    for (rec, line) in mates.chunks(38).zip(with_move) {
+        let d = codec::decode(Format::Hcpe, rec).unwrap();
+        assert_eq!(d.position.to_sfen(), line["sfen"].as_str().unwrap());
+        let mv = d.teacher.unwrap().mv.unwrap();
+        assert_eq!(mv.to_usi(), line["pv"][0].as_str().unwrap());
+    }
+}
