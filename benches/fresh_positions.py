@@ -6,6 +6,7 @@ with no legal move are skipped. One SFEN per line on stdout.
 
 usage: fresh_positions.py SEED COUNT > fresh.sfen
 then:  MATE_BENCH_FILE=fresh.sfen MATE_BENCH_SUMMARY_ONLY=1 cargo bench --bench mate
+(or MATE_BENCH_FRESH=SEED[,COUNT] with benches/mate.rs or mate_frontier.rs, which run this)
 (needs `pip install cshogi==1.1.0`)."""
 import random
 import sys

@@ -16,14 +16,17 @@
 //! (cshogi's own time moves by a fifth between passes on a shared VM); `MATE_SKIP_SEEDS=1`
 //! skips the seed positions of the summary; `MATE_TABLE_MB=1` sets the table size (default
 //! 16);
-//! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line);
+//! `MATE_BENCH_FILE=positions.sfen` runs both solvers on another set (one SFEN per line),
+//! `MATE_BENCH_FRESH=SEED` on a fresh playout set (`common/mod.rs`);
 //! `MATE_BENCH_TWO_PLY=0` turns the 2-ply test of new AND children off (to measure what it
 //! costs and buys, see docs/experiments.md). `MATE_BENCH_MISSES=misses.sfen` appends the
 //! positions cshogi proves and we do not to that file, one SFEN per line with the budget
 //! after a tab (to study them with `posfilter mate`).
 
+mod common;
+
+use common::{position_file, positions};
 use criterion::{BenchmarkId, Criterion};
-use posfilter::codec::text::parse_sfen_line;
 use posfilter::mate::table::Table;
 use posfilter::mate::{Limits, MateResult, Solver};
 use posfilter::shogi::Position;
@@ -43,31 +46,6 @@ fn solver() -> Solver {
     let mut s = Solver::new(table_mb());
     s.set_two_ply(std::env::var("MATE_BENCH_TWO_PLY").map_or(true, |v| v != "0"));
     s
-}
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("benches/data")
-        .join(name)
-}
-
-/// The position file: `MATE_BENCH_FILE`, or the bundled set.
-fn position_file() -> PathBuf {
-    std::env::var_os("MATE_BENCH_FILE").map_or_else(|| data("dfpn_bench.sfen"), PathBuf::from)
-}
-
-/// The positions of the bench file; a line that is no valid position stops the bench
-/// with its line number (both solvers must see the same set).
-fn positions() -> Vec<Position> {
-    let path = position_file();
-    let text = std::fs::read_to_string(&path).expect("bench data");
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            parse_sfen_line(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1))
-        })
-        .collect()
 }
 
 /// One timed pass of our solver over `set`.
