@@ -90,9 +90,10 @@ fn our_mates(set: &[Position], results: &[MateResult], question: Question) -> us
 }
 
 /// Wall and CPU seconds of one pass (CPU: ours the solving thread's, a peer its whole
-/// process's; NaN where the clock cannot be read). On a busy box the CPU time is the fair
-/// figure: a USI engine sleeps on its pipe between positions and the scheduler favours a
-/// task that wakes over one that never sleeps, so wall times there favour the USI peer.
+/// process's; NaN where the clock cannot be read). On a busy box the CPU time is the fairer
+/// figure: on the shared 2-vCPU VM one of our passes got a third of the wall clock while the
+/// peer's next pass got nearly all of it, so wall ratios moved by a third between runs; CPU
+/// times still move with the load (the other vCPU's work slows ours), by about a tenth.
 #[derive(Clone, Copy)]
 struct Times {
     wall: f64,
