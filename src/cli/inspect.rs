@@ -2,6 +2,10 @@
 //! piece and hand statistics, malformed records with offsets, move-field legality; `--dump`
 //! prints every record as a line. Game formats add their game statistics
 //! (`inspect_games.rs`); hcpe counts the games inferred from its chain of best moves.
+//!
+//! A file that cannot be read to its end (a broken `.zst` stream, lost game framing) or
+//! ends in part of a record still gets its report; the command then fails (status 2, the
+//! bad-input status of every command) with the file and the offset.
 
 use super::inspect_games::{each_game, GameStats};
 use anyhow::{Context, Result};
@@ -15,7 +19,6 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// Malformed records listed individually (the rest are only counted).
 const MAX_LISTED: usize = 20;
@@ -45,8 +48,14 @@ struct Stats {
     games_of: Option<GameStats>,
 }
 
-/// Runs `inspect` on `path`.
-pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> Result<ExitCode> {
+/// Runs `inspect` on `path`; after the report, `Some` says why the file is damaged (it
+/// cannot be read to its end, or ends in part of a record), naming the file and offset.
+pub fn run(
+    path: &Path,
+    format: Option<Format>,
+    json_out: bool,
+    dump: bool,
+) -> Result<Option<String>> {
     let det = detect(path, format)?;
     let mut st = Stats::default();
     let stdout = std::io::stdout();
@@ -118,7 +127,22 @@ pub fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> R
     out.flush()?;
     st.games_of = game.is_some().then_some(game_stats);
     report(path, &det, &st, json_out)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(damage(path, det.format, &st))
+}
+
+/// Why `path` is damaged, if it is: its unreadable rest, else a partial last record.
+fn damage(path: &Path, format: Format, st: &Stats) -> Option<String> {
+    if let Some(why) = &st.unreadable {
+        return Some(why.clone());
+    }
+    let tail = st.tail.as_ref()?;
+    Some(format!(
+        "{}: ends in {} byte(s) at offset {} that are not a whole {format} record (the file \
+         is truncated)",
+        path.display(),
+        tail["bytes"],
+        tail["offset"]
+    ))
 }
 
 /// Counts a decoded position's side to move, check, pieces, hands and open paths.

@@ -223,10 +223,15 @@ pub fn run() -> Result<ExitCode> {
             dump,
             format,
         } => {
+            // Every file is reported; a damaged one then makes the command fail.
+            let mut damaged = Vec::new();
             for file in &files {
-                inspect::run(file, format, json, dump)?;
+                damaged.extend(inspect::run(file, format, json, dump)?);
             }
-            Ok(ExitCode::SUCCESS)
+            match damaged.is_empty() {
+                true => Ok(ExitCode::SUCCESS),
+                false => anyhow::bail!("{}", damaged.join("; ")),
+            }
         }
         Command::Report { dirs, output } => report::run(&dirs, output.as_deref()),
     }

@@ -188,11 +188,11 @@ fn run_and_inspect_agree_on_the_break() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The report of what was read, then status 2 with the file and where it broke.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let named = format!("{}: unreadable after byte {whole}:", file.display());
+    assert!(err.contains(&named), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["records"].as_u64(), Some(whole / 40));
     let why = v["unreadable"].as_str().unwrap();
