@@ -100,7 +100,7 @@ def test_decisions_equal_the_run_record_for_record(posfilter_bin, tmp_path, form
     assert (result["keep"] == (result["decision"] == 0)).all()
     # The report's counts, by the names DECISIONS gives the codes.
     report = json.loads((out / "report.json").read_text())["records"]
-    counts = dict(zip(posfilter.DECISIONS, np.bincount(result["decision"], minlength=10)))
+    counts = dict(zip(posfilter.DECISIONS, np.bincount(result["decision"], minlength=len(posfilter.DECISIONS))))
     assert counts["keep"] == report["kept"] and counts["rejected"] == report["rejected"]
     assert {k: counts[k] for k in report["dropped"]} == report["dropped"]
     # Mate lengths and nodes as the audit has them.

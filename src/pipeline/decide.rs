@@ -48,7 +48,9 @@ pub struct Decider {
 
 impl Decider {
     /// A decider with `raw`'s `[filter]` stages and `[workers]` threads (0: every core),
-    /// table and batch size (inputs and outputs play no part); an error names a bad key.
+    /// table and batch size, and `output.keep_moveless_hcpe` (hcpe records are decided as
+    /// a run writing them as hcpe would; the other inputs and outputs play no part); an
+    /// error names a bad key.
     pub fn new(raw: &RawConfig) -> Result<Decider, ConfigError> {
         Config::check_stages(raw)?;
         let mates = raw
@@ -59,6 +61,7 @@ impl Decider {
         let abort = Arc::new(AtomicBool::new(false));
         let settings = Settings {
             abort: Some(abort.clone()),
+            drop_moveless_hcpe: !raw.output.keep_moveless_hcpe,
             ..Settings::new(&raw.filter, raw.workers.table_mb, None, mates)
         };
         let threads = config::worker_threads(raw.workers.threads);

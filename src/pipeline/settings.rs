@@ -53,8 +53,8 @@ pub(crate) struct Settings {
     /// Format of the binary mates file (`None`: mates are not written).
     pub(crate) mates_format: Option<Format>,
     /// Drop a record that would be written as hcpe without a move (`no_move`; a run's
-    /// `output.keep_moveless_hcpe = false`). False from [`Settings::new`]: the stages alone
-    /// write nothing.
+    /// `output.keep_moveless_hcpe = false`). False from [`Settings::new`] (the stages
+    /// alone); a run and the `Decider` set it from the configuration.
     pub(crate) drop_moveless_hcpe: bool,
     /// Set when the run is to stop ([`super::control`]): workers leave their batch, solvers
     /// their search. `None` from [`Settings::new`].
