@@ -13,11 +13,13 @@ use super::kept_shards::KeptShards;
 use super::preflight;
 use super::previous::PreviousOutput;
 use super::settings::Settings;
+use crate::codec::game::infer::{chained, HcpeGames};
 use crate::codec::Format;
-use crate::io::batch::InputSpec;
+use crate::io::batch::{batches_of, BatchOptions, InputSpec};
 use crate::io::detect::{self, Detection};
 use crate::io::input;
 use indicatif::{BinaryBytes, HumanCount};
+use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -161,6 +163,7 @@ impl Plan {
         };
         let _ = writeln!(s, "workers: {} thread(s){tables}", config.threads);
         self.describe_zstd_window(&mut s);
+        self.describe_hcpe_games(&mut s);
         let _ = writeln!(
             s,
             "checkpoints: {}{}",
@@ -185,6 +188,56 @@ impl Plan {
         }
         s
     }
+    /// The dry run's line on hcpe inputs: the games inferred from their chains of best
+    /// moves, as report.json's `hcpe_games_inferred` counts them (each file read in full:
+    /// a linear scan that decodes every record, its time shown).
+    fn describe_hcpe_games(&self, s: &mut String) {
+        let inputs = self.paths.iter().zip(&self.detections);
+        let hcpe: Vec<&PathBuf> = inputs
+            .filter(|(_, d)| d.format == Format::Hcpe)
+            .map(|(p, _)| p)
+            .collect();
+        if hcpe.is_empty() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let (mut games, mut records) = (0, 0);
+        let opts = BatchOptions {
+            records: 1 << 16,
+            align_games: false,
+        };
+        for path in hcpe {
+            // A file that breaks off is counted up to the break (the run rejects the rest).
+            let batches = batches_of(path, Format::Hcpe, opts).map_while(Result::ok);
+            let mut batches = batches.take_while(|b| b.unreadable().is_none()).peekable();
+            let mut last: Option<Vec<u8>> = None;
+            while batches.peek().is_some() {
+                // A few batches at a time, each scanned on its own core; a batch's first
+                // record continues the game of the one before when the two chain.
+                let window: Vec<_> = batches.by_ref().take(HCPE_SCAN_WINDOW).collect();
+                let counts: Vec<u64> = window.par_iter().map(games_in).collect();
+                for (batch, n) in window.iter().zip(counts) {
+                    let mut records_of = batch.iter();
+                    let first = records_of.next().map(|r| r.bytes);
+                    let joined = last
+                        .as_deref()
+                        .zip(first)
+                        .is_some_and(|(a, b)| chained(a, b));
+                    games += n - joined as u64;
+                    records += batch.len() as u64;
+                    last = batch.iter().last().map(|r| r.bytes.to_vec());
+                }
+            }
+        }
+        let _ = writeln!(
+            s,
+            "hcpe games: {} inferred from the best moves of {} records (read in {:.1} s)",
+            HumanCount(games),
+            HumanCount(records),
+            started.elapsed().as_secs_f64()
+        );
+    }
+
     /// The dry run's line on zstd windows, with compressed inputs or pools: the largest
     /// window a first frame asks for, which the decoder holds while it reads that file (one
     /// file at a time; `zstd --long=31` asks for 2 GiB).
@@ -309,4 +362,14 @@ fn check_conversion(
         ))),
         _ => Ok(()),
     }
+}
+
+/// Batches of hcpe records scanned at once for `--dry-run`'s game count.
+const HCPE_SCAN_WINDOW: usize = 16;
+
+/// Games a batch of hcpe records starts, its first record counted as one.
+fn games_in(batch: &crate::io::batch::Batch) -> u64 {
+    let mut chain = HcpeGames::new();
+    batch.iter().for_each(|r| _ = chain.push(r.bytes));
+    chain.games()
 }

@@ -336,3 +336,40 @@ fn conversions_that_would_invent_or_lose_fields_are_refused_before_the_run() {
         assert_eq!(t.score as i32, *eval);
     }
 }
+
+/// `--dry-run` counts the games inferred from hcpe best moves as the run does
+/// (report.json `hcpe_games_inferred`): the corpus hcpe holds its 655 games, and twelve
+/// copies of it one after another (more batches than the dry run scans at once, games
+/// running across batch boundaries) 12 × 655.
+#[test]
+fn a_dry_run_counts_the_inferred_hcpe_games_as_the_run_does() {
+    let dir = TempDir::new("dry-hcpe-games");
+    let hcpe = unzstd("codec/teacher.hcpe.zst");
+    let games = jsonl("codec/teacher.games.jsonl").len();
+    assert_eq!(games, 655);
+    let dry_count = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let cfg = config(&dir, &[&path], "[filter.mate]\nenabled = false\n");
+        let (ok, stdout, err) = crate::support::run_bin(&["run", &cfg, "--dry-run"]);
+        assert!(ok, "{err}");
+        let text = stdout + &err;
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("hcpe games: "))
+            .unwrap_or_default();
+        let n = line
+            .trim_start_matches("hcpe games: ")
+            .split(' ')
+            .next()
+            .unwrap();
+        (n.replace(',', "").parse::<u64>().unwrap(), cfg)
+    };
+    let (n, cfg) = dry_count("one.hcpe", &hcpe);
+    assert_eq!(n, games as u64);
+    let out = dir.join("out-one");
+    run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(report(&out)["hcpe_games_inferred"], n);
+    let copies = hcpe.repeat(12);
+    assert_eq!(dry_count("twelve.hcpe", &copies).0, 12 * games as u64);
+}
