@@ -19,5 +19,6 @@ mod pipeline;
 mod report;
 mod resume;
 mod run_record;
+mod shard_plan;
 mod support;
 mod zstd_input;

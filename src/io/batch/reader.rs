@@ -166,7 +166,12 @@ impl Batches {
             }
             None => std::mem::take(&mut self.carry),
         };
-        let want = self.opts.records * size;
+        // A batch ends at the next multiple of `records` counted from the file's start (then
+        // at a game start, below), so that every batch boundary can be found from the file
+        // alone, near where it falls (see [`crate::io::shard_plan`]).
+        let records = self.opts.records as u64;
+        let at = self.offset / size as u64;
+        let want = (records - at % records) as usize * size;
         let have = bytes.len();
         bytes.resize(want.max(have), 0);
         let Some(stream) = self.stream.as_mut() else {
