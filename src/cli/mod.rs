@@ -5,6 +5,7 @@ mod init;
 mod inspect;
 mod inspect_games;
 mod mate;
+mod merge;
 mod perft;
 mod report;
 mod run;
@@ -114,6 +115,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Merge the shard directories of a job split over many tasks: `--dedup-partition J/M`
+    /// reduces dedup key bucket J of M of every shard into its list of duplicates.
+    Merge {
+        /// The shard directories (each shard's `run --shard I/N --out`), in any order.
+        #[arg(required = true)]
+        shard_dirs: Vec<std::path::PathBuf>,
+        /// Reduce this dedup key bucket of every shard (J from 0; M as the shards wrote).
+        #[arg(long, value_name = "J/M", value_parser = merge::parse_partition)]
+        dedup_partition: (u32, u32),
+        /// Where the duplicate list goes (`dups-J-of-M.bin`; one directory for all buckets).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// No summary.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Show data files' formats (and why), record counts and statistics, one file at a time.
     Inspect {
         /// The files (any supported format, optionally zstd-compressed), each reported on
@@ -217,6 +234,12 @@ pub fn run() -> Result<ExitCode> {
             };
             mate::run(source, &settings)
         }
+        Command::Merge {
+            shard_dirs,
+            dedup_partition,
+            out,
+            quiet,
+        } => merge::dedup_partition(dedup_partition, &shard_dirs, &out, quiet),
         Command::Inspect {
             files,
             json,

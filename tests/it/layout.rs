@@ -36,6 +36,7 @@ const LAYERS: [&str; 9] = [
     "filter",
     "report",
     "pipeline",
+    "cluster",
 ];
 
 fn src() -> PathBuf {

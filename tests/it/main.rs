@@ -4,6 +4,7 @@
 
 mod browser;
 mod codec;
+mod dedup_reduce;
 mod differential;
 mod edited;
 mod filter;

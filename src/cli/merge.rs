@@ -1,0 +1,60 @@
+//! `posfilter merge`: the stages after the shard tasks of a job split over many tasks
+//! (see `posfilter::cluster`). `--dedup-partition J/M` reduces one dedup key bucket of every
+//! shard into its duplicate list.
+
+use anyhow::{bail, Context, Result};
+use posfilter::cluster::manifest::load_shard_set;
+use posfilter::cluster::reduce::reduce_bucket;
+use posfilter::io::key_run::MAX_BUCKETS;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Parses `J/M` (`0 <= J < M <= MAX_BUCKETS`).
+pub fn parse_partition(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{text:?} is not J/M with 0 <= J < M <= {MAX_BUCKETS} (e.g. 0/4)");
+    let (j, m) = text.split_once('/').ok_or_else(bad)?;
+    let (j, m): (u32, u32) = (
+        j.trim().parse().map_err(|_| bad())?,
+        m.trim().parse().map_err(|_| bad())?,
+    );
+    if j < m && m <= MAX_BUCKETS {
+        Ok((j, m))
+    } else {
+        Err(bad())
+    }
+}
+
+/// `posfilter merge --dedup-partition J/M SHARD_DIRS... --out DIR`: bucket `J`'s duplicate
+/// list written into `DIR`, a summary on stderr.
+pub fn dedup_partition(
+    (j, m): (u32, u32),
+    shard_dirs: &[PathBuf],
+    out: &Path,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let start = Instant::now();
+    let shards = load_shard_set(shard_dirs)?;
+    let buckets = shards[0].1.job.buckets;
+    if buckets != m {
+        if buckets == 0 {
+            bail!("the shards were run with dedup off: there is nothing to reduce");
+        }
+        bail!("the shards wrote their keys in {buckets} buckets, not {m}: give J/{buckets}");
+    }
+    let counts = reduce_bucket(&shards, j, m, out)
+        .with_context(|| format!("dedup reduce of bucket {j} of {m}"))?;
+    if !quiet {
+        let seconds = start.elapsed().as_secs_f64();
+        eprintln!(
+            "posfilter: bucket {j} of {m}: {} keys from {} shards ({} distinct), {} duplicates, \
+             {seconds:.2} s ({:.0} keys/s)",
+            counts.entries,
+            shards.len(),
+            counts.keys,
+            counts.duplicates,
+            counts.entries as f64 / seconds.max(1e-9),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

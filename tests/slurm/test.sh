@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The scheduler test: starts a real one-node Slurm cluster (tests/slurm/cluster.sh), runs
+# array jobs on it with `sbatch --array=0-3 --wait` and dependent jobs, checks what they did,
+# and stops the cluster whatever happens. Run by .ci/run as root; `just test-slurm` locally.
+#
+#   tests/slurm/test.sh [POSFILTER]   (default target/release/posfilter)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+posfilter=$(realpath "${1:-target/release/posfilter}")
+[ -x "$posfilter" ] || { echo "no posfilter binary at $posfilter (cargo build --release)" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/posfilter-slurm.XXXXXX)
+cluster="$work/cluster"
+cleanup() {
+    local rc=$?
+    bash tests/slurm/cluster.sh stop "$cluster" || true
+    if [ $rc -ne 0 ]; then
+        echo "slurm test failed; the cluster's logs:" >&2
+        tail -n 20 "$cluster"/*.log 2>/dev/null >&2 || true
+        cat "$work"/jobs/*.out 2>/dev/null | tail -n 40 >&2 || true
+    fi
+    rm -rf "$work"
+    exit $rc
+}
+trap cleanup EXIT
+bash tests/slurm/cluster.sh start "$cluster"
+export SLURM_CONF="$cluster/slurm.conf"
+mkdir -p "$work/jobs"
+
+fail() {
+    echo "slurm test: FAILED: $*" >&2
+    exit 1
+}
+
+# 1. An array of four tasks, each told its index and the array's size by Slurm (what
+#    `posfilter run --shard auto` reads), then a job that depends on all four.
+cat >"$work/jobs/array.sh" <<EOF
+#!/usr/bin/env bash
+#SBATCH --output=$work/jobs/array-%a.out
+echo "\$SLURM_ARRAY_TASK_ID \$SLURM_ARRAY_TASK_COUNT" > "$work/jobs/task-\$SLURM_ARRAY_TASK_ID"
+"$posfilter" --version >> "$work/jobs/task-\$SLURM_ARRAY_TASK_ID"
+EOF
+array=$(sbatch --parsable --array=0-3 "$work/jobs/array.sh")
+sbatch --wait --dependency="afterok:$array" --output="$work/jobs/after.out" \
+    --wrap "cat $work/jobs/task-* > $work/jobs/all" >/dev/null
+for i in 0 1 2 3; do
+    grep -qx "$i 4" "$work/jobs/task-$i" || fail "array task $i did not see index $i of 4"
+done
+[ "$(grep -c '^posfilter ' "$work/jobs/all")" = 4 ] || fail "the dependent job did not see four tasks"
+
+# 2. `sbatch --wait` fails when a task fails: what the job scripts of examples/slurm rely on.
+if sbatch --wait --array=0-1 --output=/dev/null --wrap 'exit $SLURM_ARRAY_TASK_ID' >/dev/null 2>&1; then
+    fail "sbatch --wait succeeded although a task failed"
+fi
+
+echo "slurm test: 2 passed, 0 failed"
