@@ -177,12 +177,7 @@ impl KeyRunWriter {
             let j = j as u32;
             let log_path = self.dir.join(log_name(j));
             log.finish().map_err(|e| at(&log_path, e))?;
-            let bytes = std::fs::read(&log_path).map_err(|e| at(&log_path, e))?;
-            let mut entries: Vec<KeyEntry> = bytes
-                .chunks_exact(ENTRY_BYTES)
-                .map(KeyEntry::from_bytes)
-                .collect();
-            drop(bytes);
+            let mut entries = read_log(&log_path)?;
             entries.sort_unstable();
             let name = run_name(j, m);
             write_run(&self.dir.join(&name), j, m, &entries)?;
@@ -194,6 +189,26 @@ impl KeyRunWriter {
         }
         Ok(runs)
     }
+}
+
+/// A bucket log's entries, read a piece at a time (no second copy of the log in memory).
+fn read_log(path: &Path) -> io::Result<Vec<KeyEntry>> {
+    let mut file = File::open(path).map_err(|e| at(path, e))?;
+    let len = file.metadata().map_err(|e| at(path, e))?.len() as usize;
+    let mut entries = Vec::with_capacity(len / ENTRY_BYTES);
+    let mut piece = vec![0u8; ENTRY_BYTES << 14];
+    let mut left = len - len % ENTRY_BYTES;
+    while left > 0 {
+        let n = left.min(piece.len());
+        file.read_exact(&mut piece[..n]).map_err(|e| at(path, e))?;
+        entries.extend(
+            piece[..n]
+                .chunks_exact(ENTRY_BYTES)
+                .map(KeyEntry::from_bytes),
+        );
+        left -= n;
+    }
+    Ok(entries)
 }
 
 /// Writes a sorted run (under a temporary name, renamed when complete).
