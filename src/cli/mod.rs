@@ -51,6 +51,10 @@ enum Command {
         /// config and inputs; any thread count) instead of starting over.
         #[arg(long, conflicts_with = "dry_run")]
         resume: bool,
+        /// Go on from the output directory's checkpoint when it holds one, and start when
+        /// it does not (for a task a scheduler may run again after a kill).
+        #[arg(long, conflicts_with_all = ["dry_run", "resume"])]
+        resume_or_start: bool,
     },
     /// Write a pipeline.toml with every key at its default, commented.
     Init {
@@ -185,6 +189,7 @@ pub fn run() -> Result<ExitCode> {
             log_every,
             dry_run,
             resume,
+            resume_or_start,
         } => run::run(
             &config,
             threads,
@@ -194,6 +199,7 @@ pub fn run() -> Result<ExitCode> {
                 log_every,
                 dry_run,
                 resume,
+                resume_or_start,
             },
         ),
         Command::Init { dir, force } => init::run(&dir, force),

@@ -24,6 +24,8 @@ pub struct Mode {
     pub dry_run: bool,
     /// Go on from the output directory's checkpoint.
     pub resume: bool,
+    /// Go on from the output directory's checkpoint if it holds one, else start.
+    pub resume_or_start: bool,
 }
 
 /// Runs the pipeline described by `config_path`, or with `mode.dry_run` prints what the run
@@ -39,20 +41,28 @@ pub fn run(
         log_every,
         dry_run,
         resume,
+        resume_or_start,
     } = mode;
     let out_given = out.clone();
     let raw = RawConfig::load(config_path)?;
-    let config = Config::resolve(
-        raw,
-        config_path,
-        &Overrides {
-            threads,
-            out_dir: out,
-            quiet,
-            log_every: Some(log_every),
-            resume,
-        },
-    )?;
+    let overrides = Overrides {
+        threads,
+        out_dir: out,
+        quiet,
+        log_every: Some(log_every),
+        resume,
+    };
+    let mut config = Config::resolve(raw.clone(), config_path, &overrides)?;
+    if resume_or_start && pipeline::checkpoint_in(config.out_dir()) {
+        // A task a scheduler requeued cannot know whether it was stopped after a
+        // checkpoint: it goes on from one when there is one (and refuses, as --resume
+        // does, one that does not match), and starts otherwise.
+        let resume = Overrides {
+            resume: true,
+            ..overrides
+        };
+        config = Config::resolve(raw, config_path, &resume)?;
+    }
     if dry_run {
         let plan = pipeline::dry_run(&config)
             .with_context(|| format!("dry run of {} failed", config_path.display()))?;

@@ -177,6 +177,12 @@ impl Checkpoint {
     }
 }
 
+/// Whether `dir` holds a checkpoint of an unfinished run (its resume.json), from which
+/// `run --resume` would go on.
+pub fn checkpoint_in(dir: &Path) -> bool {
+    dir.join(CHECKPOINT_FILE).is_file()
+}
+
 /// The input index the last checkpoint of this process's run stands at (from which
 /// `--resume` would go on), `u64::MAX` for none: for a message when the run is interrupted.
 static LAST_CHECKPOINT: AtomicU64 = AtomicU64::new(u64::MAX);

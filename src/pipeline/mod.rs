@@ -56,8 +56,8 @@ pub(crate) mod worker;
 
 use crate::report::provenance::RunInfo;
 use crate::report::record::{RunRecord, Sample};
-pub use checkpoint::last_checkpoint;
 use checkpoint::CHECKPOINT_FILE;
+pub use checkpoint::{checkpoint_in, last_checkpoint};
 use config::Config;
 pub use control::{RunControl, RunProgress};
 pub use decide::Decider;
