@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use posfilter::cluster::manifest::load_shard_set;
 use posfilter::cluster::reduce::reduce_bucket;
 use posfilter::io::key_run::MAX_BUCKETS;
+use posfilter::pipeline::config::{Config, Overrides, RawConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -54,6 +55,68 @@ pub fn dedup_partition(
             counts.keys,
             counts.duplicates,
             counts.entries as f64 / seconds.max(1e-9),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `posfilter merge SHARD_DIRS... [--dedup DIR] --out OUT`: the gather, into `OUT`, with
+/// the configuration file the shards ran; the run's summary on stderr.
+pub fn gather(
+    shard_dirs: &[PathBuf],
+    dedup: Option<&Path>,
+    out: &Path,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let absolute = |p: &Path| {
+        std::path::absolute(p).with_context(|| format!("{}: no absolute path", p.display()))
+    };
+    let shard_dirs = shard_dirs
+        .iter()
+        .map(|d| absolute(d))
+        .collect::<Result<Vec<_>>>()?;
+    let dedup = dedup.map(absolute).transpose()?;
+    let out = absolute(out)?;
+    let shards = load_shard_set(&shard_dirs)?;
+    // The configuration is read as the shards read it, from their working directory, so
+    // that input file names (report, audit) are those one run of it writes.
+    let working_dir = PathBuf::from(&shards[0].1.working_dir);
+    std::env::set_current_dir(&working_dir).with_context(|| {
+        format!(
+            "the shards ran in {}, where their configuration is named from",
+            working_dir.display()
+        )
+    })?;
+    let config_file = PathBuf::from(&shards[0].1.config_file);
+    let raw = RawConfig::load(&config_file)?;
+    let overrides = Overrides {
+        out_dir: Some(out.clone()),
+        quiet: true,
+        ..Overrides::default()
+    };
+    let config = Config::resolve(raw, &config_file, &overrides)?;
+    let report = posfilter::cluster::gather::gather(&shards, &config, dedup.as_deref())
+        .with_context(|| {
+            format!(
+                "merge of {} shards into {} failed",
+                shards.len(),
+                out.display()
+            )
+        })?;
+    if !quiet {
+        eprintln!(
+            "posfilter: {} shards of {} -> {}",
+            shards.len(),
+            config_file.display(),
+            out.display()
+        );
+        eprint!("{}", report.summary_table());
+        eprintln!(
+            "  reconciled: input {} = kept {} + dropped {} + rejected {}",
+            report.records.input,
+            report.records.kept,
+            report.records.dropped.total(),
+            report.records.rejected
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -55,6 +55,18 @@ enum Command {
         /// it does not (for a task a scheduler may run again after a kill).
         #[arg(long, conflicts_with_all = ["dry_run", "resume"])]
         resume_or_start: bool,
+        /// Run only part I of N of the input, for `posfilter merge` to gather (a task of a
+        /// job split over a Slurm array or a Kubernetes Indexed Job). `auto` takes I and N
+        /// from SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT, or from JOB_COMPLETION_INDEX
+        /// with --shards N.
+        #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["dry_run", "resume"])]
+        shard: Option<String>,
+        /// The shard count N, with `--shard auto` under Kubernetes.
+        #[arg(long, requires = "shard")]
+        shards: Option<usize>,
+        /// Dedup key buckets M the shard writes (one reduce task each; see docs/cluster.md).
+        #[arg(long, requires = "shard", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        buckets: u32,
     },
     /// Write a pipeline.toml with every key at its default, commented.
     Init {
@@ -125,10 +137,16 @@ enum Command {
         /// The shard directories (each shard's `run --shard I/N --out`), in any order.
         #[arg(required = true)]
         shard_dirs: Vec<std::path::PathBuf>,
-        /// Reduce this dedup key bucket of every shard (J from 0; M as the shards wrote).
+        /// Reduce this dedup key bucket of every shard (J from 0; M as the shards wrote)
+        /// into its duplicate list, instead of gathering.
         #[arg(long, value_name = "J/M", value_parser = merge::parse_partition)]
-        dedup_partition: (u32, u32),
-        /// Where the duplicate list goes (`dups-J-of-M.bin`; one directory for all buckets).
+        dedup_partition: Option<(u32, u32)>,
+        /// The gather: the directory of the reduce's duplicate lists (needed when the
+        /// shards wrote more than one bucket).
+        #[arg(long, conflicts_with = "dedup_partition")]
+        dedup: Option<std::path::PathBuf>,
+        /// The reduce: where the duplicate list goes (`dups-J-of-M.bin`; one directory for
+        /// all buckets). The gather: the output directory of the merged run.
         #[arg(long)]
         out: std::path::PathBuf,
         /// No summary.
@@ -190,6 +208,9 @@ pub fn run() -> Result<ExitCode> {
             dry_run,
             resume,
             resume_or_start,
+            shard,
+            shards,
+            buckets,
         } => run::run(
             &config,
             threads,
@@ -200,6 +221,9 @@ pub fn run() -> Result<ExitCode> {
                 dry_run,
                 resume,
                 resume_or_start,
+                shard: shard
+                    .map(|text| run::shard_spec(&text, shards, buckets))
+                    .transpose()?,
             },
         ),
         Command::Init { dir, force } => init::run(&dir, force),
@@ -242,10 +266,18 @@ pub fn run() -> Result<ExitCode> {
         }
         Command::Merge {
             shard_dirs,
-            dedup_partition,
+            dedup_partition: Some(partition),
             out,
             quiet,
-        } => merge::dedup_partition(dedup_partition, &shard_dirs, &out, quiet),
+            ..
+        } => merge::dedup_partition(partition, &shard_dirs, &out, quiet),
+        Command::Merge {
+            shard_dirs,
+            dedup,
+            out,
+            quiet,
+            ..
+        } => merge::gather(&shard_dirs, dedup.as_deref(), &out, quiet),
         Command::Inspect {
             files,
             json,

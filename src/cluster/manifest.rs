@@ -54,6 +54,13 @@ pub struct ShardManifest {
     pub job: JobIdentity,
     /// The shard's key runs, one per bucket, in bucket order (empty with dedup off).
     pub runs: Vec<RunInfo>,
+    /// The configuration file the shard ran, as it was named (the gather reads it again
+    /// from `working_dir`, so that input file names in its output are those of one run).
+    pub config_file: String,
+    /// The shard task's working directory (absolute).
+    pub working_dir: String,
+    /// Input records in the shard's part.
+    pub records: u64,
 }
 
 /// Why a set of shard directories cannot be merged.

@@ -16,5 +16,7 @@
 //! Every stage checks that the shard directories it is given are the complete shards of
 //! one job ([`manifest`]) and names any that is missing, incomplete or of another job.
 
+pub mod gather;
 pub mod manifest;
 pub mod reduce;
+pub mod shard;
