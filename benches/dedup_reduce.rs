@@ -68,6 +68,9 @@ fn shard(dir: &Path, i: usize, n: usize, keys: u64, m: u32) {
             buckets: m,
         },
         runs,
+        config_file: String::new(),
+        working_dir: String::new(),
+        records: to - from,
     };
     std::fs::write(
         dir.join(SHARD_MANIFEST),

@@ -20,6 +20,7 @@ use super::plan::{specs, Plan};
 use super::prepare::{each_reference_key, REFERENCE_BATCHES};
 use super::schedule::{batch_options, drive};
 use super::settings::Settings;
+use super::worker::BatchOutcome;
 use crate::filter::first_seen::identity;
 use crate::io::batch::{Batches, InputSpec};
 use crate::io::key_run::{KeyEntry, KeyRunWriter, RunInfo, REFERENCE};
@@ -103,19 +104,10 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         |batch, outcome, _, _| {
             log.append(batch, outcome).map_err(&out_err)?;
             records += outcome.records.len() as u64;
-            let Some(w) = keys.as_mut() else {
-                return Ok(());
-            };
-            for r in outcome.records.iter().filter(|r| r.decision.is_keep()) {
-                if let Some(key) = r.dedup_key {
-                    let entry = KeyEntry {
-                        key: identity(key),
-                        index: r.index,
-                    };
-                    w.append(entry).map_err(&out_err)?;
-                }
+            match keys.as_mut() {
+                Some(w) => append_kept_keys(w, outcome).map_err(&out_err),
+                None => Ok(()),
             }
-            Ok(())
         },
     )?;
     log.finish().map_err(&out_err)?;
@@ -123,11 +115,12 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         Some(w) => w.finish().map_err(&out_err)?,
         None => Vec::new(),
     };
-    let mut inputs = Vec::new();
-    for p in paths.iter().chain(&references) {
-        let bytes = std::fs::metadata(p).map_err(&out_err)?.len();
-        inputs.push((p.clone(), bytes));
-    }
+    let inputs = paths
+        .iter()
+        .chain(&references)
+        .map(|p| Ok((p.clone(), std::fs::metadata(p)?.len())))
+        .collect::<std::io::Result<_>>()
+        .map_err(&out_err)?;
     Ok(PartRun {
         plan: shard_plan,
         inputs,
@@ -135,6 +128,19 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         runs,
         records,
     })
+}
+
+/// Appends the key of every record the stages kept (its identity, with its index).
+fn append_kept_keys(keys: &mut KeyRunWriter, outcome: &BatchOutcome) -> std::io::Result<()> {
+    for r in outcome.records.iter().filter(|r| r.decision.is_keep()) {
+        if let Some(key) = r.dedup_key {
+            keys.append(KeyEntry {
+                key: identity(key),
+                index: r.index,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the keys of part `req.part` of the reference pools (cut by a plan of their own)

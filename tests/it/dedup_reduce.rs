@@ -126,6 +126,9 @@ fn write_shards(dir: &Path, r: &Records, cuts: &[u64], m: u32) -> Vec<PathBuf> {
             shards: n,
             job: job(m, n),
             runs,
+            config_file: "pipeline.toml".into(),
+            working_dir: dir.display().to_string(),
+            records: cuts[i + 1] - cuts[i],
         };
         std::fs::write(
             shard.join(SHARD_MANIFEST),

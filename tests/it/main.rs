@@ -3,6 +3,7 @@
 //! README).
 
 mod browser;
+mod cluster;
 mod codec;
 mod dedup_reduce;
 mod differential;
