@@ -53,4 +53,38 @@ if sbatch --wait --array=0-1 --output=/dev/null --wrap 'exit $SLURM_ARRAY_TASK_I
     fail "sbatch --wait succeeded although a task failed"
 fi
 
-echo "slurm test: 2 passed, 0 failed"
+# 3. The whole job of examples/slurm (4 shards, 2 dedup buckets, the gather), each stage
+#    an array or job depending on the one before, against one run of the same config.
+data="$work/data"
+mkdir -p "$data"
+head -c $((40 * 3000)) data/teacher.psv >"$data/a.psv"
+head -c $((32 * 2000)) tests/data/pipeline/startpos.psfen >"$data/b.psfen"
+head -n 800 tests/data/pipeline/startpos.sfen >"$data/c.sfen"
+tail -c $((32 * 300)) tests/data/pipeline/startpos.psfen >"$data/pool.psfen"
+printf '%s\n' '[input]' 'paths = ["a.psv", "b.psfen", "c.sfen"]' '[output]' 'dir = "out"' \
+    'compression = "zstd"' 'shard_records = 1000' 'checkpoint_records = 700' '[workers]' \
+    'batch_records = 128' '[filter.mate]' 'nodes = 2000' '[filter.dedup]' 'mirror = true' \
+    'reference = ["pool.psfen"]' >"$data/pipeline.toml"
+"$posfilter" run "$data/pipeline.toml" --out "$work/single" --quiet
+POSFILTER="$posfilter" bash examples/slurm/submit.sh "$data/pipeline.toml" "$work/job" \
+    "$work/merged" 4 2 --cpus-per-task=1 --wait >/dev/null ||
+    fail "the job of examples/slurm failed"
+(cd "$work/single" && find . -type f ! -name report.json | sort) >"$work/single.files"
+(cd "$work/merged" && find . -type f ! -name report.json | sort) >"$work/merged.files"
+cmp -s "$work/single.files" "$work/merged.files" || fail "the job wrote other files than one run"
+while read -r f; do
+    cmp "$work/single/$f" "$work/merged/$f" || fail "$f differs from one run's"
+done <"$work/single.files"
+python3 -c '
+import json, sys
+def load(p):
+    r = json.load(open(p))
+    for k in ["seconds", "positions_per_second", "threads", "nodes", "verdict_cache"]:
+        r.pop(k, None)
+    r["config"]["workers"]["threads"] = None
+    return r
+sys.exit(load(sys.argv[1]) != load(sys.argv[2]))
+' "$work/single/report.json" "$work/merged/report.json" || fail "report.json differs from one run's"
+echo "slurm test: the job of examples/slurm ($(wc -l <"$work/single.files") files) equals one run"
+
+echo "slurm test: 3 passed, 0 failed"
