@@ -71,6 +71,7 @@ fn shard(dir: &Path, i: usize, n: usize, keys: u64, m: u32) {
         config_file: String::new(),
         working_dir: String::new(),
         records: to - from,
+        resumed_from: None,
     };
     std::fs::write(
         dir.join(SHARD_MANIFEST),

@@ -131,8 +131,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Merge the shard directories of a job split over many tasks: `--dedup-partition J/M`
-    /// reduces dedup key bucket J of M of every shard into its list of duplicates.
+    /// Merge the shard directories of a job split over many tasks into one run's output
+    /// (`--out`); or, with `--dedup-partition J/M`, reduce dedup key bucket J of M of
+    /// every shard into its list of duplicates.
     Merge {
         /// The shard directories (each shard's `run --shard I/N --out`), in any order.
         #[arg(required = true)]

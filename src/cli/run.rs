@@ -45,6 +45,7 @@ pub fn shard_spec(text: &str, shards: Option<usize>, buckets: u32) -> Result<Sha
             shard,
             shards: count,
             buckets,
+            resume: false,
         })
     };
     let number = |name: &str| -> Result<Option<usize>> {
@@ -153,6 +154,10 @@ pub fn run(
         );
     }
     if let Some(spec) = shard {
+        let spec = ShardSpec {
+            resume: resume_or_start,
+            ..spec
+        };
         return run_shard(&config, config_path, spec, quiet);
     }
     on_interrupt(
@@ -228,6 +233,9 @@ fn run_shard(
             config.out_dir().display(),
             start.elapsed().as_secs_f64(),
         );
+        if let Some(at) = manifest.resumed_from {
+            eprintln!("  resumed at record {at} from the checkpoint in the shard directory");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

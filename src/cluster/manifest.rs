@@ -61,6 +61,9 @@ pub struct ShardManifest {
     pub working_dir: String,
     /// Input records in the shard's part.
     pub records: u64,
+    /// The input record the task went on from after a stop (its last checkpoint), if any.
+    #[serde(default)]
+    pub resumed_from: Option<u64>,
 }
 
 /// Why a set of shard directories cannot be merged.

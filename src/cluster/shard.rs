@@ -17,6 +17,9 @@ pub struct ShardSpec {
     pub shards: usize,
     /// Dedup key buckets (`M`, at least 1).
     pub buckets: u32,
+    /// Go on from the shard directory's checkpoint when it holds one, else start
+    /// (`--resume-or-start`).
+    pub resume: bool,
 }
 
 /// Runs shard `spec.shard` of `config` (read from `config_path`) into its output
@@ -36,6 +39,7 @@ pub fn run_shard(
             part: spec.shard,
             parts: spec.shards,
             buckets: spec.buckets,
+            resume: spec.resume,
         },
     )?;
     let working_dir = std::env::current_dir().map_err(&out_err)?;
@@ -61,6 +65,7 @@ pub fn run_shard(
         config_file: config_path.display().to_string(),
         working_dir: working_dir.display().to_string(),
         records: part.records,
+        resumed_from: part.resumed_at,
     };
     write_json(out_dir, SHARD_MANIFEST, &manifest).map_err(&out_err)?;
     Ok(manifest)

@@ -344,7 +344,7 @@ fn checksums(bytes: &[u8]) -> (Option<u32>, u32) {
 }
 
 /// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).
-fn next_multiple(index: u64, every: u64) -> u64 {
+pub(crate) fn next_multiple(index: u64, every: u64) -> u64 {
     match every {
         0 => u64::MAX,
         e => (index / e + 1).saturating_mul(e),

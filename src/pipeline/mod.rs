@@ -46,6 +46,7 @@ pub(crate) mod known_dups;
 pub(crate) mod outcome_log;
 pub(crate) mod output;
 pub(crate) mod part;
+mod part_output;
 pub(crate) mod plan;
 pub mod preflight;
 mod prepare;

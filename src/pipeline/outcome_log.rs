@@ -21,11 +21,12 @@ use super::worker::{BatchOutcome, MateOut, RecordExtra, RecordOutcome};
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason, RejectReason};
 use crate::io::batch::{Batch, ResumePoint};
+use crate::io::output::{Counted, FileMark};
 use crate::shogi::Fingerprint;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The log's file name in a shard directory.
@@ -88,20 +89,33 @@ pub(crate) struct LoggedBatch {
 
 /// Appends batches to a new log.
 pub(crate) struct OutcomeLogWriter {
-    out: BufWriter<File>,
+    out: Counted,
     path: PathBuf,
 }
 
 impl OutcomeLogWriter {
     /// Creates (or truncates) the log at `path`.
     pub(crate) fn create(path: &Path) -> io::Result<OutcomeLogWriter> {
-        let file = File::create(path).map_err(|e| named(path, e))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
+        let mut out = Counted::create(path).map_err(|e| named(path, e))?;
         out.write_all(MAGIC).map_err(|e| named(path, e))?;
         Ok(OutcomeLogWriter {
             out,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Reopens the log of a stopped shard at its checkpoint `mark` (checked, and what
+    /// follows it cut off).
+    pub(crate) fn resume(path: &Path, mark: FileMark) -> io::Result<OutcomeLogWriter> {
+        Ok(OutcomeLogWriter {
+            out: Counted::reopen(path, mark).map_err(|e| named(path, e))?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Flushes the batches appended so far; their mark, for a checkpoint.
+    pub(crate) fn mark(&mut self) -> io::Result<FileMark> {
+        self.out.mark().map_err(|e| named(&self.path, e))
     }
 
     /// Appends one batch's outcomes.
@@ -125,13 +139,9 @@ impl OutcomeLogWriter {
 
     /// Writes the end mark, flushes and syncs.
     pub(crate) fn finish(mut self) -> io::Result<()> {
-        let path = self.path.clone();
+        let path = self.path;
         self.out.write_all(b"E").map_err(|e| named(&path, e))?;
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| named(&path, e.into_error()))?;
-        file.sync_all().map_err(|e| named(&path, e))
+        self.out.finish().map(|_| ()).map_err(|e| named(&path, e))
     }
 }
 

@@ -13,14 +13,14 @@
 //! - Every file of the part is complete (written, synced, under its final name) when
 //!   [`run_part`] returns.
 
+use super::checkpoint::InputStamp;
 use super::config::Config;
 use super::error::PipelineError;
-use super::outcome_log::{OutcomeLogWriter, OUTCOME_LOG};
+use super::part_output::{PartIdentity, PartOutput};
 use super::plan::{specs, Plan};
 use super::prepare::{each_reference_key, REFERENCE_BATCHES};
 use super::schedule::{batch_options, drive};
 use super::settings::Settings;
-use super::worker::BatchOutcome;
 use crate::filter::first_seen::identity;
 use crate::io::batch::{Batches, InputSpec};
 use crate::io::key_run::{KeyEntry, KeyRunWriter, RunInfo, REFERENCE};
@@ -36,6 +36,8 @@ pub(crate) struct PartRequest {
     pub(crate) parts: usize,
     /// Dedup key buckets (`M`, at least 1; unused with dedup off).
     pub(crate) buckets: u32,
+    /// Go on from the shard directory's checkpoint when it holds one.
+    pub(crate) resume: bool,
 }
 
 /// What a shard task's part run planned and wrote.
@@ -50,6 +52,8 @@ pub(crate) struct PartRun {
     pub(crate) runs: Vec<RunInfo>,
     /// Input records of the part.
     pub(crate) records: u64,
+    /// The input record the task went on from (a checkpoint), if it did.
+    pub(crate) resumed_at: Option<u64>,
 }
 
 /// Runs part `req.part` of `config`'s input into its output directory (see the module).
@@ -82,39 +86,33 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
     } else {
         0
     };
-    let mut keys = match buckets {
-        0 => None,
-        m => Some(KeyRunWriter::create(&out_dir.join("keys"), m).map_err(&out_err)?),
-    };
-    if let Some(w) = keys.as_mut() {
+    let identity = part_identity(config, &paths, &references, req, buckets).map_err(&out_err)?;
+    let mut output = PartOutput::open(config, out_dir, identity, buckets, from, req.resume)
+        .map_err(|e| match e {
+            Ok(why) => PipelineError::Resume {
+                dir: out_dir.display().to_string(),
+                why,
+            },
+            Err(e) => out_err(e),
+        })?;
+    if let (None, Some(w)) = (output.resumed_at, output.keys()) {
         let pools = specs(&references, &reference_detections);
         reference_part(pools, &settings, req, w).map_err(|e| match e {
             RefError::Read(e) => e,
             RefError::Write(e) => out_err(e),
         })?;
     }
-    let mut log = OutcomeLogWriter::create(&out_dir.join(OUTCOME_LOG)).map_err(&out_err)?;
-    let mut records = 0u64;
+    let start = output.resumed_at.unwrap_or(from);
     drive(
         config,
         &settings,
         &detections,
-        |_| Batches::resume(input_specs, batch_options(config), from),
+        |_| Batches::resume(input_specs, batch_options(config), start),
         end,
-        |batch, outcome, _, _| {
-            log.append(batch, outcome).map_err(&out_err)?;
-            records += outcome.records.len() as u64;
-            match keys.as_mut() {
-                Some(w) => append_kept_keys(w, outcome).map_err(&out_err),
-                None => Ok(()),
-            }
-        },
+        |batch, outcome, _, _| output.append(batch, outcome).map_err(&out_err),
     )?;
-    log.finish().map_err(&out_err)?;
-    let runs = match keys {
-        Some(w) => w.finish().map_err(&out_err)?,
-        None => Vec::new(),
-    };
+    let (records, resumed_at) = (output.records, output.resumed_at);
+    let runs = output.finish().map_err(&out_err)?;
     let inputs = paths
         .iter()
         .chain(&references)
@@ -127,20 +125,28 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         buckets,
         runs,
         records,
+        resumed_at: resumed_at.map(|p| p.next_index),
     })
 }
 
-/// Appends the key of every record the stages kept (its identity, with its index).
-fn append_kept_keys(keys: &mut KeyRunWriter, outcome: &BatchOutcome) -> std::io::Result<()> {
-    for r in outcome.records.iter().filter(|r| r.decision.is_keep()) {
-        if let Some(key) = r.dedup_key {
-            keys.append(KeyEntry {
-                key: identity(key),
-                index: r.index,
-            })?;
-        }
-    }
-    Ok(())
+/// Which task of which job this is, for its checkpoints.
+fn part_identity(
+    config: &Config,
+    paths: &[PathBuf],
+    references: &[PathBuf],
+    req: PartRequest,
+    buckets: u32,
+) -> std::io::Result<PartIdentity> {
+    Ok(PartIdentity {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        config: config.echo(false),
+        inputs: paths
+            .iter()
+            .chain(references)
+            .map(|p| InputStamp::of(p))
+            .collect::<std::io::Result<_>>()?,
+        part: (req.part, req.parts, buckets),
+    })
 }
 
 /// Writes the keys of part `req.part` of the reference pools (cut by a plan of their own)

@@ -384,3 +384,136 @@ fn the_gather_refuses_shards_and_lists_of_other_jobs() {
     );
     assert!(!out.join("manifest.json").exists());
 }
+
+/// The command of a Job in examples/kubernetes (its `args`, a folded block or one line)
+/// and its `completions` (1 when it has none).
+fn job_command(yaml: &str) -> (String, usize) {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let at = lines.iter().position(|l| l.trim() == "args:").unwrap();
+    let first = lines[at + 1].trim();
+    let command = match first {
+        "- >-" => {
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            let base = indent(lines[at + 1]);
+            let body: Vec<&str> = lines[at + 2..]
+                .iter()
+                .take_while(|l| indent(l) > base && !l.trim().is_empty())
+                .map(|l| l.trim())
+                .collect();
+            body.join(" ")
+        }
+        _ => first.trim_start_matches("- ").to_string(),
+    };
+    let completions = lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("completions:"))
+        .map_or(1, |v| v.split('#').next().unwrap().trim().parse().unwrap());
+    (command, completions)
+}
+
+/// examples/kubernetes run as its Indexed Jobs would run them (each pod's command through
+/// `sh -c` with its JOB_COMPLETION_INDEX, /data a local directory): the commands fit
+/// together and the output is one run's.
+#[test]
+fn the_kubernetes_example_commands_give_one_run() {
+    let dir = TempDir::new("cluster-k8s");
+    // The examples read /data/pipeline.toml: `config` writes DIR/pipeline.toml.
+    let cfg = job_setup(&dir, "");
+    assert_eq!(Path::new(&cfg), dir.join("pipeline.toml"));
+    let single = dir.join("single");
+    ok(&["run", &cfg, "--out", single.to_str().unwrap(), "--quiet"]);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kubernetes");
+    let data = dir.0.display().to_string();
+    for stage in ["shard", "reduce", "gather"] {
+        let yaml = std::fs::read_to_string(examples.join(format!("{stage}-job.yaml"))).unwrap();
+        let (command, pods) = job_command(&yaml);
+        assert!(command.starts_with("exec posfilter "), "{command}");
+        let command =
+            command
+                .replace("/data", &data)
+                .replacen("posfilter", &bin().display().to_string(), 1);
+        for index in 0..pods {
+            let o = Command::new("sh")
+                .args(["-c", &command])
+                .env("JOB_COMPLETION_INDEX", index.to_string())
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{stage} pod {index}: {command}\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+    same_as_one_run(&single, &dir.join("out"), "examples/kubernetes");
+}
+
+/// A shard task stopped right after a checkpoint (the test hook exits as a kill would) and
+/// run again with `--resume-or-start` goes on from it: its keys are those of a task that
+/// was never stopped and the gather writes one run's bytes; a checkpoint of another task
+/// is refused with the reason.
+#[test]
+fn a_stopped_shard_goes_on_from_its_checkpoint() {
+    let dir = TempDir::new("cluster-shard-resume");
+    let cfg = job_setup(&dir, "");
+    let whole = shards(&cfg, &dir, "w", 2, 2);
+    let out = dir.join("stopped");
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "run".to_string(),
+            cfg.clone(),
+            "--shard".into(),
+            "1/2".into(),
+            "--buckets".into(),
+            "2".into(),
+            "--threads".into(),
+            "2".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>, env: &[(&str, &str)]| {
+        posfilter(&a.iter().map(String::as_str).collect::<Vec<_>>(), env)
+    };
+    let (code, _) = run(args(&[]), &[("POSFILTER_STOP_AFTER_CHECKPOINTS", "3")]);
+    assert_eq!(
+        code, 75,
+        "the hook stops the task after its third checkpoint"
+    );
+    assert!(out.join("shard-resume.json").exists());
+    assert!(!out.join("shard.json").exists());
+    // Another bucket count: not this task's checkpoint.
+    let mut other = args(&["--resume-or-start"]);
+    other[5] = "3".into();
+    let (code, err) = run(other, &[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("of another task"), "{err}");
+    let (code, _) = run(args(&[]), &[("POSFILTER_STOP_AFTER_CHECKPOINTS", "2")]);
+    assert_eq!(code, 75);
+    let (code, err) = run(args(&["--resume-or-start"]), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resumed at record"), "{err}");
+    assert!(!out.join("shard-resume.json").exists());
+    // The log records which verdicts the task's verdict cache answered (scheduling, not
+    // the input): the keys are the same bytes, the gathered output is one run's.
+    for name in [
+        "keys/bucket-00000-of-00002.run",
+        "keys/bucket-00001-of-00002.run",
+    ] {
+        assert!(
+            std::fs::read(out.join(name)).unwrap() == std::fs::read(whole[1].join(name)).unwrap(),
+            "{name} differs from the uninterrupted task's"
+        );
+    }
+    let single = dir.join("single");
+    ok(&["run", &cfg, "--out", single.to_str().unwrap(), "--quiet"]);
+    let parts = [whole[0].clone(), out.clone()];
+    let lists = dir.join("dups");
+    reduce(&parts, 2, &lists);
+    let merged = dir.join("merged");
+    let (code, err) = gather(&parts, Some(&lists), &merged);
+    assert_eq!(code, 0, "{err}");
+    same_as_one_run(&single, &merged, "a shard resumed from its checkpoint");
+}

@@ -129,6 +129,7 @@ fn write_shards(dir: &Path, r: &Records, cuts: &[u64], m: u32) -> Vec<PathBuf> {
             config_file: "pipeline.toml".into(),
             working_dir: dir.display().to_string(),
             records: cuts[i + 1] - cuts[i],
+            resumed_from: None,
         };
         std::fs::write(
             shard.join(SHARD_MANIFEST),
