@@ -19,6 +19,7 @@
 use super::manifest::ShardManifest;
 use crate::io::dup_list::{dup_list_name, write_dup_list, Duplicate};
 use crate::io::key_run::{run_name, KeyEntry, KeyRunReader, REFERENCE};
+use crate::io::output::OutputLock;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
@@ -45,6 +46,14 @@ pub fn reduce_bucket(
     m: u32,
     out_dir: &Path,
 ) -> io::Result<ReduceCounts> {
+    // One writer per list: the reduce tasks of a job share `out_dir`, each holding the lock
+    // of its own list while it reads and writes (a second task given the same bucket stops).
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out_dir.display())))?;
+    let lock_name = format!("{}.lock", dup_list_name(j, m));
+    let purpose = format!("posfilter merge --dedup-partition {j}/{m}");
+    let _lock =
+        OutputLock::acquire_named(out_dir, &lock_name, &purpose).map_err(io::Error::other)?;
     let mut readers = Vec::with_capacity(shards.len());
     for (dir, _) in shards {
         readers.push(KeyRunReader::open(
@@ -55,8 +64,6 @@ pub fn reduce_bucket(
     }
     let (counts, mut dups) = merge_runs(&mut readers)?;
     dups.sort_unstable();
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out_dir.display())))?;
     write_dup_list(&out_dir.join(dup_list_name(j, m)), j, m, &dups)?;
     Ok(counts)
 }

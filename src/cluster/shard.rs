@@ -3,6 +3,7 @@
 
 use super::manifest::{InputIdentity, JobIdentity, ShardManifest, SHARD_MANIFEST};
 use crate::pipeline::config::Config;
+use crate::pipeline::lock_dir;
 use crate::pipeline::output::{remove_if_present, write_json};
 use crate::pipeline::part::{run_part, PartRequest};
 use crate::pipeline::PipelineError;
@@ -31,6 +32,12 @@ pub fn run_shard(
 ) -> Result<ShardManifest, PipelineError> {
     let out_dir = config.out_dir();
     let out_err = PipelineError::output_in(out_dir);
+    // One writer per shard directory, from before anything in it is read or removed until
+    // shard.json is written (two tasks given the same index: the second stops, touching
+    // nothing).
+    std::fs::create_dir_all(out_dir).map_err(&out_err)?;
+    let purpose = format!("posfilter run --shard {}/{}", spec.shard, spec.shards);
+    let _lock = lock_dir(out_dir, &purpose, config.progress)?;
     // From here on the directory is not a complete shard, whatever it held.
     remove_if_present(&out_dir.join(SHARD_MANIFEST)).map_err(&out_err)?;
     let part = run_part(

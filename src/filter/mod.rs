@@ -154,7 +154,7 @@ pub enum RejectReason {
     #[error("{text}")]
     Recorded {
         /// The kind ([`RejectReason::kind`] of the original).
-        kind: &'static str,
+        kind: String,
         /// The message (the original's `to_string`).
         text: String,
     },
@@ -162,7 +162,7 @@ pub enum RejectReason {
 
 impl RejectReason {
     /// The kind's name in report.json's `rejected_reasons`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &str {
         match self {
             RejectReason::Invalid(_) => "invalid",
             RejectReason::Truncated { .. } => "truncated",

@@ -17,16 +17,21 @@
 //!
 //! # What is read
 //! - Uncompressed fixed-size records: nothing but the file's size (boundaries are multiples
-//!   of the batch size from the file's start; [`super::batch`]); for psv games, the records
-//!   from each wanted multiple to the next game start.
-//! - Text files and `.zst` files: the whole file, once, by the batch reader itself (a line
-//!   or a compressed stream cannot be entered in the middle); it keeps at most
-//!   [`MAX_SCANNED_POINTS`] boundaries per file, evenly spread.
+//!   of the batch size from the file's start; [`super::batch`]); for psv and hcpe read with
+//!   game alignment, the records from each wanted multiple to the next game start (hcpe:
+//!   also the 65,536 records around it, to see that no chain of best moves there is long
+//!   enough for the reader to cut it without a game start; if one is, the whole file is read
+//!   as below).
+//! - Text files, `.zst` files and game formats (hcpe3, .pack, sbinpack: a batch holds whole
+//!   games, framed from the file's start): the whole file, once, by the batch reader itself
+//!   (a line, a compressed stream or a game's framing cannot be entered in the middle); it
+//!   keeps at most [`MAX_SCANNED_POINTS`] boundaries per file, evenly spread.
 
-use super::batch::{BatchOptions, Batches, InputSpec, ResumePoint};
+use super::batch::{
+    starts_game, BatchOptions, Batches, InputSpec, ResumePoint, StartsGame, MAX_ALIGN_EXTRA,
+};
 use super::input::{self, InputError};
 use crate::codec::psfen::psv_game_ply;
-use crate::codec::psfen::PSV_SIZE;
 use crate::codec::Format;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -50,9 +55,13 @@ enum Cuts {
     /// Uncompressed records of this size: a boundary at every multiple of the batch size
     /// (psv: with the gamePly of the record before, which tells whether a game starts).
     Fixed { size: u64, psv: bool },
-    /// Uncompressed psv read with game alignment: the first game start at or after each
-    /// multiple of the batch size.
-    PsvGames,
+    /// Uncompressed psv or hcpe read with game alignment: the first game start (`starts`)
+    /// at or after each multiple of the batch size.
+    Aligned {
+        size: u64,
+        psv: bool,
+        starts: StartsGame,
+    },
     /// Boundaries found by reading the file (file-relative indices, file number 0), the
     /// file's start excluded and its end excluded.
     Scanned(Vec<ResumePoint>),
@@ -60,7 +69,7 @@ enum Cuts {
 
 /// One input file for planning.
 struct PlannedFile {
-    path: std::path::PathBuf,
+    spec: InputSpec,
     records: u64,
     /// Index of its first record in the whole input.
     first: u64,
@@ -75,13 +84,12 @@ impl ShardPlan {
         parts: usize,
     ) -> Result<ShardPlan, InputError> {
         let parts = parts.max(1);
-        let batch = opts.records.max(1) as u64;
         let mut planned = Vec::with_capacity(files.len());
         let mut first = 0u64;
         for spec in files {
             let (records, cuts) = file_cuts(spec, opts)?;
             planned.push(PlannedFile {
-                path: spec.path.clone(),
+                spec: spec.clone(),
                 records,
                 first,
                 cuts,
@@ -95,12 +103,13 @@ impl ShardPlan {
             next_index: total,
             seq: 0,
             last_ply: None,
+            chunk_left: 0,
         };
         let mut points = vec![start_of(&planned, 0)];
         for i in 1..parts as u64 {
             // u128: records × parts cannot overflow.
             let target = ((i as u128 * total as u128).div_ceil(parts as u128)) as u64;
-            let p = boundary_at_or_after(&planned, target, batch)?.unwrap_or(end);
+            let p = boundary_at_or_after(&planned, target, opts)?.unwrap_or(end);
             points.push(p);
         }
         points.push(end);
@@ -136,6 +145,7 @@ fn start_of(files: &[PlannedFile], f: usize) -> ResumePoint {
             .map_or_else(|| files.iter().map(|x| x.records).sum(), |x| x.first),
         seq: 0,
         last_ply: None,
+        chunk_left: 0,
     }
 }
 
@@ -143,7 +153,7 @@ fn start_of(files: &[PlannedFile], f: usize) -> ResumePoint {
 fn boundary_at_or_after(
     files: &[PlannedFile],
     target: u64,
-    batch: u64,
+    opts: BatchOptions,
 ) -> Result<Option<ResumePoint>, InputError> {
     let Some(f) = files
         .iter()
@@ -156,36 +166,57 @@ fn boundary_at_or_after(
     if rel == 0 {
         return Ok(Some(start_of(files, f)));
     }
+    let batch = opts.records.max(1) as u64;
     let multiple = rel.div_ceil(batch) * batch;
+    let at = |at: u64, size: u64, last_ply: Option<u16>| ResumePoint {
+        file: f,
+        offset: at * size,
+        next_index: file.first + at,
+        seq: 0,
+        last_ply,
+        chunk_left: 0,
+    };
+    let path = &file.spec.path;
     let found = match &file.cuts {
-        Cuts::Fixed { size, psv } if multiple < file.records => Some(ResumePoint {
-            file: f,
-            offset: multiple * size,
-            next_index: file.first + multiple,
-            seq: 0,
-            last_ply: match psv {
-                true => psv_ply_of(&file.path, multiple - 1)?,
-                false => None,
-            },
-        }),
-        Cuts::Fixed { .. } => None,
-        Cuts::PsvGames => psv_game_start(&file.path, multiple)?.map(|(at, last_ply)| ResumePoint {
-            file: f,
-            offset: at * PSV_SIZE as u64,
-            next_index: file.first + at,
-            seq: 0,
-            last_ply: Some(last_ply),
-        }),
-        Cuts::Scanned(points) => {
-            let i = points.partition_point(|p| p.next_index < rel);
-            points.get(i).map(|p| ResumePoint {
-                file: f,
-                next_index: file.first + p.next_index,
-                ..*p
-            })
+        Cuts::Fixed { size, psv } if multiple < file.records => {
+            let last = read_records(path, *size, multiple - 1, 1)?;
+            let ply = if *psv { psv_game_ply(&last) } else { None };
+            Some(at(multiple, *size, ply))
         }
+        Cuts::Fixed { .. } => None,
+        Cuts::Aligned { size, psv, starts } => {
+            // hcpe has no bound on a game's length: look around for a cut without a start.
+            let back = if *psv {
+                0
+            } else {
+                MAX_ALIGN_EXTRA as u64 + batch
+            };
+            match game_start(path, *size, *starts, multiple, back)? {
+                Start::At(p, last) => {
+                    let ply = if *psv { psv_game_ply(&last) } else { None };
+                    Some(at(p, *size, ply))
+                }
+                Start::None => None,
+                Start::Unsure => match scan(&file.spec, opts)? {
+                    (_, Cuts::Scanned(points)) => scanned_at(&points, rel, f, file.first),
+                    _ => None,
+                },
+            }
+        }
+        Cuts::Scanned(points) => scanned_at(points, rel, f, file.first),
     };
     Ok(Some(found.unwrap_or_else(|| start_of(files, f + 1))))
+}
+
+/// The first of a scanned file's `points` at or after file-relative record `rel`, as a
+/// point of the whole input (file `f`, whose first record is `first`).
+fn scanned_at(points: &[ResumePoint], rel: u64, f: usize, first: u64) -> Option<ResumePoint> {
+    let i = points.partition_point(|p| p.next_index < rel);
+    points.get(i).map(|p| ResumePoint {
+        file: f,
+        next_index: first + p.next_index,
+        ..*p
+    })
 }
 
 /// A file's record count and boundaries.
@@ -196,14 +227,11 @@ fn file_cuts(spec: &InputSpec, opts: BatchOptions) -> Result<(u64, Cuts), InputE
     };
     if let (Some(size), false) = (spec.format.record_size(), input::is_zstd(&spec.path)?) {
         let len = std::fs::metadata(&spec.path).map_err(io)?.len();
-        let records = len.div_ceil(size as u64);
-        let cuts = if spec.format == Format::Psv && opts.align_games {
-            Cuts::PsvGames
-        } else {
-            Cuts::Fixed {
-                size: size as u64,
-                psv: spec.format == Format::Psv,
-            }
+        let (size, psv) = (size as u64, spec.format == Format::Psv);
+        let records = len.div_ceil(size);
+        let cuts = match starts_game(spec.format).filter(|_| opts.align_games) {
+            Some(starts) => Cuts::Aligned { size, psv, starts },
+            None => Cuts::Fixed { size, psv },
         };
         return Ok((records, cuts));
     }
@@ -241,53 +269,85 @@ fn scan(spec: &InputSpec, opts: BatchOptions) -> Result<(u64, Cuts), InputError>
     Ok((records, Cuts::Scanned(points)))
 }
 
-/// The gamePly of record `at` of an uncompressed psv file (`None` for a truncated one).
-fn psv_ply_of(path: &Path, at: u64) -> Result<Option<u16>, InputError> {
+/// Up to `n` whole records of `size` bytes of an uncompressed file from record `at`.
+fn read_records(path: &Path, size: u64, at: u64, n: u64) -> Result<Vec<u8>, InputError> {
     let io = |err| InputError::Io {
         path: path.to_path_buf(),
         err,
     };
     let mut file = File::open(path).map_err(io)?;
-    file.seek(SeekFrom::Start(at * PSV_SIZE as u64))
-        .map_err(io)?;
-    let mut rec = Vec::with_capacity(PSV_SIZE);
-    file.take(PSV_SIZE as u64)
-        .read_to_end(&mut rec)
-        .map_err(io)?;
-    Ok(psv_game_ply(&rec))
+    file.seek(SeekFrom::Start(at * size)).map_err(io)?;
+    let mut bytes = Vec::with_capacity((n * size) as usize);
+    file.take(n * size).read_to_end(&mut bytes).map_err(io)?;
+    bytes.truncate(bytes.len() - bytes.len() % size as usize);
+    Ok(bytes)
 }
 
-/// The first game start at or after record `from` of an uncompressed psv file (a record
-/// whose gamePly is not above the one before it), with the gamePly of the record before
-/// it; `None` when the file has none (its rest belongs to the batch before).
-fn psv_game_start(path: &Path, from: u64) -> Result<Option<(u64, u16)>, InputError> {
-    let io = |err| InputError::Io {
-        path: path.to_path_buf(),
-        err,
-    };
-    let size = PSV_SIZE as u64;
-    let mut file = File::open(path).map_err(io)?;
-    let full = file.metadata().map_err(io)?.len() / size;
+/// Where the batch reader cuts at a wanted multiple (see [`game_start`]).
+enum Start {
+    /// At this record (a game start), with the bytes of the record before it.
+    At(u64, Vec<u8>),
+    /// Nowhere: the file's rest belongs to the batch before.
+    None,
+    /// The records around hold a stretch of [`MAX_ALIGN_EXTRA`] without a game start, where
+    /// the reader cuts without one: only reading the file tells the cuts.
+    Unsure,
+}
+
+/// The first game start (record `p` with `starts(record p - 1, record p)`) at or after
+/// record `from` of an uncompressed file of `size`-byte records, within the
+/// [`MAX_ALIGN_EXTRA`] records the reader looks ahead. With `back` > 0 the records from
+/// `from - back` are read too, and any stretch of `MAX_ALIGN_EXTRA` records without a start
+/// between there and the look-ahead's end makes the answer [`Start::Unsure`].
+fn game_start(
+    path: &Path,
+    size: u64,
+    starts: StartsGame,
+    from: u64,
+    back: u64,
+) -> Result<Start, InputError> {
+    let full = std::fs::metadata(path)
+        .map_err(|err| InputError::Io {
+            path: path.to_path_buf(),
+            err,
+        })?
+        .len()
+        / size;
     if from == 0 || from >= full {
-        return Ok(None);
+        return Ok(Start::None);
     }
-    file.seek(SeekFrom::Start((from - 1) * size)).map_err(io)?;
-    let mut chunk = vec![0u8; 4096 * PSV_SIZE];
-    let mut prev: Option<u16> = None;
-    let mut at = from - 1;
-    while at < full {
-        let want = ((full - at) * size).min(chunk.len() as u64) as usize;
-        file.read_exact(&mut chunk[..want]).map_err(io)?;
-        for rec in chunk[..want].chunks_exact(PSV_SIZE) {
-            let ply = psv_game_ply(rec);
-            if let (Some(p), Some(c)) = (prev, ply) {
-                if c <= p {
-                    return Ok(Some((at, p)));
+    let extra = MAX_ALIGN_EXTRA as u64;
+    let lo = from.saturating_sub(back.max(1));
+    let hi = full.min(from + extra);
+    let (mut found, mut last_start, mut longest) = (None, lo, 0u64);
+    let chunk = 4096;
+    let mut prev: Vec<u8> = Vec::new();
+    let mut p = lo;
+    while p < hi && (found.is_none() || back > 0) {
+        let records = read_records(path, size, p, chunk.min(hi - p))?;
+        if records.is_empty() {
+            break;
+        }
+        for rec in records.chunks_exact(size as usize) {
+            if p > lo && starts(&prev, rec) {
+                longest = longest.max(p - last_start);
+                last_start = p;
+                if p >= from && found.is_none() {
+                    found = Some(Start::At(p, prev.clone()));
                 }
             }
-            prev = ply;
-            at += 1;
+            prev.clear();
+            prev.extend_from_slice(rec);
+            p += 1;
         }
     }
-    Ok(None)
+    let tail = if hi < full { hi - last_start } else { 0 };
+    if back > 0 && longest.max(tail) >= extra {
+        return Ok(Start::Unsure);
+    }
+    Ok(match found {
+        Some(at) => at,
+        None if hi == full => Start::None,
+        None => Start::Unsure,
+    })
 }

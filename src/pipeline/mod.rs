@@ -70,6 +70,7 @@ use dedup_log::DEDUP_LOG_FILE;
 pub use error::PipelineError;
 use output::{remove_if_present, write_json};
 use plan::Plan;
+pub(crate) use prepare::lock_dir;
 use prepare::Prepared;
 use report::Report;
 use settings::Settings;

@@ -4,8 +4,10 @@
 //! bytes (zstd frames, shard files, audit, mates) by the same code.
 //!
 //! # Layout (little-endian)
-//! `PFOUTC01`, then per batch: `B`, the header (u32 length + JSON: format, the reader's
-//! point after the batch), u32 records, u64 + the kept bytes, each record; then `E`. A
+//! `PFOUTC02`, then per batch: `B`, the header (u32 length + JSON: format, the reader's
+//! point after the batch, hcpe games inferred, games logged), u32 records, u64 + the kept
+//! bytes, each record, each game (a game format written as itself: its offset u64, its
+//! record count u32 and its input bytes, u32-length, decoded again on reading); then `E`. A
 //! record: index u64, file u32, offset u64, nodes u64, out start and end u64, solver
 //! microseconds u32, flags u16,
 //! the dedup key (u128, when flagged), the decision (u8: 0 keep, 1 drop + u8 reason number
@@ -17,7 +19,8 @@
 //! every field the commit reads; a log without its end mark (a task killed while writing)
 //! is refused, naming the file.
 
-use super::worker::{BatchOutcome, MateOut, RecordExtra, RecordOutcome};
+use super::worker::{BatchOutcome, GameOut, MateOut, RecordExtra, RecordOutcome};
+use crate::codec::game::{decode_game, Game, GameFormat};
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason, RejectReason};
 use crate::io::batch::{Batch, ResumePoint};
@@ -32,7 +35,7 @@ use std::path::{Path, PathBuf};
 /// The log's file name in a shard directory.
 pub(crate) const OUTCOME_LOG: &str = "outcomes.bin";
 
-const MAGIC: &[u8; 8] = b"PFOUTC01";
+const MAGIC: &[u8; 8] = b"PFOUTC02";
 
 const UNKNOWN: u16 = 1;
 const TIMED_OUT: u16 = 1 << 1;
@@ -49,6 +52,10 @@ const SEARCHED: u16 = 1 << 8;
 struct Header {
     format: Format,
     next: ResumePoint,
+    /// hcpe: games inferred in the batch.
+    hcpe_games: u64,
+    /// Games logged after the records (a game format written as itself).
+    games: u32,
 }
 
 /// A record's extra part as the log holds it (owned names).
@@ -120,9 +127,24 @@ impl OutcomeLogWriter {
 
     /// Appends one batch's outcomes.
     pub(crate) fn append(&mut self, batch: &Batch, outcome: &BatchOutcome) -> io::Result<()> {
+        // The games the commit writes are the batch's own, in order: log their input bytes.
+        let games: Vec<_> = match outcome.games.is_empty() {
+            true => Vec::new(),
+            false => batch.games().collect(),
+        };
+        if games.len() != outcome.games.len() {
+            return Err(io::Error::other(format!(
+                "batch at record {}: {} games decided, {} read",
+                batch.first_index,
+                outcome.games.len(),
+                games.len()
+            )));
+        }
         let header = serde_json::to_vec(&Header {
             format: batch.format,
             next: batch.next,
+            hcpe_games: outcome.hcpe_games,
+            games: games.len() as u32,
         })
         .map_err(io::Error::other)?;
         let mut buf = Vec::with_capacity(64 * outcome.records.len() + outcome.out.len() + 64);
@@ -133,6 +155,11 @@ impl OutcomeLogWriter {
         buf.extend_from_slice(&outcome.out);
         for r in &outcome.records {
             put_record(&mut buf, r)?;
+        }
+        for g in &games {
+            buf.extend_from_slice(&g.span.offset.to_le_bytes());
+            buf.extend_from_slice(&g.span.records.to_le_bytes());
+            put_bytes(&mut buf, g.bytes);
         }
         self.out.write_all(&buf).map_err(|e| named(&self.path, e))
     }
@@ -192,11 +219,34 @@ impl OutcomeLogReader {
         for _ in 0..n {
             records.push(self.record(out_len)?);
         }
+        let games = self.games(header.format, header.games)?;
         Ok(Some(LoggedBatch {
             format: header.format,
             next: header.next,
-            outcome: BatchOutcome { records, out },
+            outcome: BatchOutcome {
+                records,
+                out,
+                games,
+                hcpe_games: header.hcpe_games,
+            },
         }))
+    }
+
+    /// The `n` logged games of a batch of `format`, decoded as the worker decoded them.
+    fn games(&mut self, format: Format, n: u32) -> io::Result<Vec<GameOut>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let format = GameFormat::of(format).ok_or_else(|| self.bad("games of a record format"))?;
+        let mut games = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let (offset, records) = (self.u64()?, self.u32()?);
+            let bytes = self.bytes()?;
+            let mut game = Game::new(format);
+            decode_game(&bytes, offset, &mut game, &mut |_, _, _| {});
+            games.push(GameOut { game, records });
+        }
+        Ok(games)
     }
 
     fn record(&mut self, out_len: usize) -> io::Result<RecordOutcome> {
@@ -254,8 +304,6 @@ impl OutcomeLogReader {
             }
             2 => {
                 let kind = String::from_utf8_lossy(&self.bytes()?).into_owned();
-                let kind = interned(&kind, &["invalid", "truncated", "malformed", "unreadable"])
-                    .ok_or_else(|| self.bad("damaged record (reject kind)"))?;
                 let text = String::from_utf8_lossy(&self.bytes()?).into_owned();
                 Ok(Decision::Reject(RejectReason::Recorded { kind, text }))
             }

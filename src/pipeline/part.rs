@@ -79,6 +79,7 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         reference_detections,
         previous,
     } = plan;
+    // (The caller holds the directory's lock: `cluster::shard`.)
     previous.remove().map_err(&out_err)?;
     std::fs::create_dir_all(out_dir).map_err(&out_err)?;
     let buckets = if settings.dedup {

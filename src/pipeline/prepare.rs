@@ -127,11 +127,21 @@ fn lock_output(config: &Config) -> Result<OutputLock, PipelineError> {
         true => "posfilter run --resume",
         false => "posfilter run",
     };
-    let lock = OutputLock::acquire(&config.out_dir, purpose)?;
-    if let (Some(stale), true) = (lock.took_over(), config.progress) {
+    lock_dir(&config.out_dir, purpose, config.progress)
+}
+
+/// Takes the lock on directory `dir` (which exists) for `purpose`, saying so (with
+/// `progress`) when it takes over a stale one: before anything in `dir` is read or removed.
+pub(crate) fn lock_dir(
+    dir: &std::path::Path,
+    purpose: &str,
+    progress: bool,
+) -> Result<OutputLock, PipelineError> {
+    let lock = OutputLock::acquire(dir, purpose)?;
+    if let (Some(stale), true) = (lock.took_over(), progress) {
         progress::warn(&format!(
             "{}: took over the lock of {stale}, which is no longer running",
-            config.out_dir.display()
+            dir.display()
         ));
     }
     Ok(lock)

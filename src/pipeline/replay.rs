@@ -18,7 +18,7 @@ use super::error::PipelineError;
 use super::known_dups::KnownDuplicates;
 use super::outcome_log::LoggedBatch;
 use super::plan::Plan;
-use super::prepare::{commit_options, input_stamps, Prepared};
+use super::prepare::{commit_options, input_stamps, lock_dir, Prepared};
 use super::report::Report;
 use super::settings::Settings;
 use std::io;
@@ -39,8 +39,10 @@ pub(crate) fn replay(
     let out_dir = &config.out_dir;
     let out_err = PipelineError::output_in(out_dir);
     let stamps = input_stamps(&plan).map_err(&out_err)?;
-    let replaced_files = plan.previous.remove().map_err(&out_err)?;
+    // One writer: the lock before anything in the directory is removed.
     std::fs::create_dir_all(out_dir).map_err(&out_err)?;
+    let lock = lock_dir(out_dir, "posfilter merge", config.progress)?;
+    let replaced_files = plan.previous.remove().map_err(&out_err)?;
     let Plan {
         paths, detections, ..
     } = plan;
@@ -57,6 +59,7 @@ pub(crate) fn replay(
         commit,
         checkpoints,
         replaced_files,
+        lock,
     };
     let mut expected = 0u64;
     while let Some(b) = next_batch().map_err(|e| PipelineError::Shards(e.to_string()))? {
@@ -71,6 +74,7 @@ pub(crate) fn replay(
             expected += 1;
         }
         run.commit.apply(b.format, &b.outcome).map_err(&out_err)?;
+        run.commit.tallies.hcpe_games_inferred += b.outcome.hcpe_games;
         if run.checkpoints.due(b.next) {
             run.checkpoints
                 .take(out_dir, &mut run.commit, b.next)

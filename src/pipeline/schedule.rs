@@ -20,7 +20,7 @@ use super::progress::Progress;
 use super::settings::Settings;
 use super::worker::{BatchOutcome, Worker};
 use crate::io::batch::{Batch, BatchOptions, Batches};
-use crate::io::input::Detection;
+use crate::io::detect::Detection;
 use crate::report::record::Sample;
 use std::collections::BTreeMap;
 use std::sync::Mutex;

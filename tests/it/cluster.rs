@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs the binary; returns (exit code, stderr).
-fn posfilter(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+pub(crate) fn posfilter(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     let mut cmd = Command::new(bin());
     cmd.args(args);
     for var in [
@@ -31,12 +31,12 @@ fn posfilter(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     )
 }
 
-fn ok(args: &[&str]) {
+pub(crate) fn ok(args: &[&str]) {
     let (code, err) = posfilter(args, &[]);
     assert_eq!(code, 0, "posfilter {args:?}:\n{err}");
 }
 
-fn fails(args: &[&str]) -> String {
+pub(crate) fn fails(args: &[&str]) -> String {
     let (code, err) = posfilter(args, &[]);
     assert_ne!(code, 0, "posfilter {args:?} should fail");
     err
@@ -48,7 +48,7 @@ fn fails(args: &[&str]) -> String {
 /// (rejects), and a reference pool (with mirror dedup: duplicates of the pool and across
 /// parts). Mates on with a small budget (unknowns kept and tagged), audit and mates files,
 /// zstd shards rolling over and checkpoints every 500 records (zstd frames).
-fn job_setup(dir: &TempDir, extra: &str) -> String {
+pub(crate) fn job_setup(dir: &TempDir, extra: &str) -> String {
     let psv = dir.join("a.psv");
     let teacher = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/teacher.psv"));
     std::fs::write(&psv, &teacher.unwrap()[..40 * 1500]).unwrap();
@@ -83,9 +83,12 @@ fn job_setup(dir: &TempDir, extra: &str) -> String {
     cfg
 }
 
-/// report.json without what depends on timing, thread count and scheduling (the verdict
-/// cache's hits, and so the nodes searched).
-fn report_sans_timing(out: &Path) -> Value {
+/// report.json without what differs between two runs of one input (as main's Python tests
+/// leave out, `python/tests/test_run.py`): timing (`seconds`, `positions_per_second`,
+/// `throughput`, `histograms.micros`), thread count and scheduling (`threads`, the verdict
+/// cache's hits `verdict_cache` and so `nodes`), provenance (`run`: command line, times,
+/// host), and `resumed_from`.
+pub(crate) fn report_sans_timing(out: &Path) -> Value {
     let mut r: Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     let o = r.as_object_mut().unwrap();
@@ -95,16 +98,29 @@ fn report_sans_timing(out: &Path) -> Value {
         "threads",
         "nodes",
         "verdict_cache",
+        "resumed_from",
+        "run",
+        "throughput",
     ] {
         o.remove(key);
+    }
+    if let Some(h) = o.get_mut("histograms").and_then(Value::as_object_mut) {
+        h.remove("micros");
     }
     r["config"]["workers"]["threads"] = Value::Null;
     r
 }
 
-/// The merged directory holds one run's files.
-fn same_as_one_run(single: &Path, merged: &Path, what: &str) {
+/// The merged directory holds one run's files, and its report.html is the page the report
+/// module renders from its report.json (`posfilter report DIR` rewrites the same bytes).
+pub(crate) fn same_as_one_run(single: &Path, merged: &Path, what: &str) {
     same_outputs(single, merged, &[]);
+    let page = std::fs::read(merged.join("report.html")).unwrap();
+    ok(&["report", merged.to_str().unwrap()]);
+    assert!(
+        std::fs::read(merged.join("report.html")).unwrap() == page,
+        "{what}: report.html is not the page of the merged report.json"
+    );
     for rel in ["audit.jsonl", "mates.jsonl", "rejected.jsonl"] {
         let (a, b) = (single.join(rel), merged.join(rel));
         if a.exists() {
@@ -122,7 +138,7 @@ fn same_as_one_run(single: &Path, merged: &Path, what: &str) {
 }
 
 /// Runs the N shards of `cfg` into `dir/s{tag}-{i}` (thread counts 1 and 2 in turn).
-fn shards(cfg: &str, dir: &TempDir, tag: &str, n: usize, m: u32) -> Vec<PathBuf> {
+pub(crate) fn shards(cfg: &str, dir: &TempDir, tag: &str, n: usize, m: u32) -> Vec<PathBuf> {
     (0..n)
         .map(|i| {
             let out = dir.join(&format!("s{tag}-{i}"));
@@ -146,7 +162,7 @@ fn shards(cfg: &str, dir: &TempDir, tag: &str, n: usize, m: u32) -> Vec<PathBuf>
 }
 
 /// The reduce of each of the `m` buckets of `dirs` into `lists`.
-fn reduce(dirs: &[PathBuf], m: u32, lists: &Path) {
+pub(crate) fn reduce(dirs: &[PathBuf], m: u32, lists: &Path) {
     for j in 0..m {
         let mut args = vec!["merge".to_string(), "--quiet".into()];
         args.extend(dirs.iter().map(|d| d.display().to_string()));
@@ -161,7 +177,7 @@ fn reduce(dirs: &[PathBuf], m: u32, lists: &Path) {
 }
 
 /// The gather of `dirs` (given in reverse order: the shard numbers order them) into `out`.
-fn gather(dirs: &[PathBuf], lists: Option<&Path>, out: &Path) -> (i32, String) {
+pub(crate) fn gather(dirs: &[PathBuf], lists: Option<&Path>, out: &Path) -> (i32, String) {
     let mut args = vec!["merge".to_string(), "--quiet".into()];
     args.extend(dirs.iter().rev().map(|d| d.display().to_string()));
     if let Some(l) = lists {
@@ -326,13 +342,13 @@ fn shard_auto_reads_the_scheduler_environment() {
     let env = [("JOB_COMPLETION_INDEX", "1")];
     assert_eq!(run_auto(&k8s, &env, &["--shards", "2"]).0, 0);
     for out in [&slurm, &k8s] {
-        for name in ["outcomes.bin", "keys/bucket-00000-of-00001.run"] {
-            assert!(
-                std::fs::read(out.join(name)).unwrap()
-                    == std::fs::read(by_hand[1].join(name)).unwrap(),
-                "{name}"
-            );
-        }
+        // (outcomes.bin holds the solver's times: the key runs are the task's bytes.)
+        let name = "keys/bucket-00000-of-00001.run";
+        assert!(
+            std::fs::read(out.join(name)).unwrap()
+                == std::fs::read(by_hand[1].join(name)).unwrap(),
+            "{name}"
+        );
     }
     let (code, err) = run_auto(&dir.join("x"), &[("JOB_COMPLETION_INDEX", "1")], &[]);
     assert_ne!(code, 0);

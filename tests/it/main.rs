@@ -4,6 +4,8 @@
 
 mod browser;
 mod cluster;
+mod cluster_games;
+mod cluster_lock;
 mod codec;
 mod dedup_reduce;
 mod differential;

@@ -244,3 +244,33 @@ fn parts_are_balanced_by_records() {
         .collect();
     assert_eq!(sizes, vec![3000, 0, 0, 0]);
 }
+
+/// Game formats (hcpe3, .pack, sbinpack: whole games framed from the file's start, a last
+/// game cut short) and hcpe with its games inferred from the best moves (uncompressed: cut
+/// at the first chain break at or after each multiple, found from the records around it;
+/// and as .zst, read through): the parts are the whole reader's batches, so a part boundary
+/// is a game boundary wherever one run's batches end.
+#[test]
+fn parts_of_game_formats_and_inferred_hcpe_games_are_the_whole_readers_batches() {
+    use crate::games::{unzstd, vector};
+    use posfilter::codec::game::GameFormat;
+    let dir = TempDir::new("plan-games");
+    let mut specs = Vec::new();
+    for format in GameFormat::ALL {
+        let mut bytes = vector(format);
+        if format != GameFormat::Sbinpack {
+            bytes.truncate(bytes.len() - 5); // the last game cut short
+        }
+        let path = dir.join(&format!("g.{}", format.name()));
+        std::fs::write(&path, bytes).unwrap();
+        specs.push(spec(&path, format.format()));
+    }
+    let hcpe = unzstd("codec/teacher.hcpe.zst");
+    let h = dir.join("t.hcpe");
+    std::fs::write(&h, &hcpe).unwrap();
+    let hz = dir.join("t.hcpe.zst");
+    std::fs::write(&hz, zstd::encode_all(&hcpe[..38 * 3000], 3).unwrap()).unwrap();
+    specs.push(spec(&h, Format::Hcpe));
+    specs.push(spec(&hz, Format::Hcpe));
+    check(&specs, true, &[1, 97, 1000], &[1, 2, 3, 5, 8]);
+}

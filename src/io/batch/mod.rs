@@ -50,6 +50,7 @@ mod reader;
 mod records;
 
 pub use reader::{batches_of, Batches};
+pub(crate) use reader::{starts_game, StartsGame, MAX_ALIGN_EXTRA};
 pub use records::{
     Batch, BatchOptions, GameRef, GameSpan, InputSpec, RecordRef, ResumePoint, Tail, MAX_LINE,
 };
