@@ -345,8 +345,7 @@ fn shard_auto_reads_the_scheduler_environment() {
         // (outcomes.bin holds the solver's times: the key runs are the task's bytes.)
         let name = "keys/bucket-00000-of-00001.run";
         assert!(
-            std::fs::read(out.join(name)).unwrap()
-                == std::fs::read(by_hand[1].join(name)).unwrap(),
+            std::fs::read(out.join(name)).unwrap() == std::fs::read(by_hand[1].join(name)).unwrap(),
             "{name}"
         );
     }
