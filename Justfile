@@ -12,6 +12,11 @@ test:
 test-slow:
     cargo test --release -- --ignored
 
+# the scheduler test on a real one-node Slurm cluster (root: installs slurm-wlm and munge)
+test-slurm:
+    cargo build --release
+    bash tests/slurm/test.sh target/release/posfilter
+
 lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings

@@ -7,7 +7,8 @@
 //! `shogi` (rules core, no I/O) → `codec` (record formats) → `io` (files: mmap, zstd,
 //! detection, batches, shard writers) → `mate` (df-pn solver) →
 //! `filter` (per-position decisions) → `report` (report.json's run record, report.html) →
-//! `pipeline` (the streaming run). No module imports from a layer above it.
+//! `pipeline` (the streaming run) → `cluster` (a run split over many tasks, and their
+//! merge). No module imports from a layer above it.
 //!
 //! # Glossary
 //! mate 詰み · check 王手 · drop 打 · hand 持ち駒 · repetition 千日手 · perpetual check
@@ -15,6 +16,7 @@
 //! entering king 入玉 · declaration 入玉宣言 · dominance 優越関係 · proof / disproof pieces
 //! 証明駒 / 反証駒.
 
+pub mod cluster;
 pub mod codec;
 pub mod filter;
 pub mod hugepages;

@@ -5,6 +5,7 @@ mod init;
 mod inspect;
 mod inspect_games;
 mod mate;
+mod merge;
 mod perft;
 mod report;
 mod run;
@@ -52,6 +53,22 @@ enum Command {
         /// config and inputs; any thread count) instead of starting over.
         #[arg(long, conflicts_with = "dry_run")]
         resume: bool,
+        /// Go on from the output directory's checkpoint when it holds one, and start when
+        /// it does not (for a task a scheduler may run again after a kill).
+        #[arg(long, conflicts_with_all = ["dry_run", "resume"])]
+        resume_or_start: bool,
+        /// Run only part I of N of the input, for `posfilter merge` to gather (a task of a
+        /// job split over a Slurm array or a Kubernetes Indexed Job). `auto` takes I and N
+        /// from SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT, or from JOB_COMPLETION_INDEX
+        /// with --shards N.
+        #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["dry_run", "resume"])]
+        shard: Option<String>,
+        /// The shard count N, with `--shard auto` under Kubernetes.
+        #[arg(long, requires = "shard")]
+        shards: Option<usize>,
+        /// Dedup key buckets M the shard writes (one reduce task each; see docs/cluster.md).
+        #[arg(long, requires = "shard", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        buckets: u32,
     },
     /// Write a pipeline.toml with every key at its default, commented.
     Init {
@@ -116,6 +133,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Merge the shard directories of a job split over many tasks into one run's output
+    /// (`--out`); or, with `--dedup-partition J/M`, reduce dedup key bucket J of M of
+    /// every shard into its list of duplicates.
+    Merge {
+        /// The shard directories (each shard's `run --shard I/N --out`), in any order.
+        #[arg(required = true)]
+        shard_dirs: Vec<std::path::PathBuf>,
+        /// Reduce this dedup key bucket of every shard (J from 0; M as the shards wrote)
+        /// into its duplicate list, instead of gathering.
+        #[arg(long, value_name = "J/M", value_parser = merge::parse_partition)]
+        dedup_partition: Option<(u32, u32)>,
+        /// The gather: the directory of the reduce's duplicate lists (needed when the
+        /// shards wrote more than one bucket).
+        #[arg(long, conflicts_with = "dedup_partition")]
+        dedup: Option<std::path::PathBuf>,
+        /// The reduce: where the duplicate list goes (`dups-J-of-M.bin`; one directory for
+        /// all buckets). The gather: the output directory of the merged run.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// No summary.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Show data files' formats (and why), record counts and statistics, one file at a time.
     Inspect {
         /// The files (any supported format, optionally zstd-compressed), each reported on
@@ -170,6 +210,10 @@ pub fn run() -> Result<ExitCode> {
             log_every,
             dry_run,
             resume,
+            resume_or_start,
+            shard,
+            shards,
+            buckets,
         } => run::run(
             &config,
             threads,
@@ -179,6 +223,10 @@ pub fn run() -> Result<ExitCode> {
                 log_every,
                 dry_run,
                 resume,
+                resume_or_start,
+                shard: shard
+                    .map(|text| run::shard_spec(&text, shards, buckets))
+                    .transpose()?,
             },
         ),
         Command::Init { dir, force } => init::run(&dir, force),
@@ -219,6 +267,20 @@ pub fn run() -> Result<ExitCode> {
             };
             mate::run(source, &settings)
         }
+        Command::Merge {
+            shard_dirs,
+            dedup_partition: Some(partition),
+            out,
+            quiet,
+            ..
+        } => merge::dedup_partition(partition, &shard_dirs, &out, quiet),
+        Command::Merge {
+            shard_dirs,
+            dedup,
+            out,
+            quiet,
+            ..
+        } => merge::gather(&shard_dirs, dedup.as_deref(), &out, quiet),
         Command::Inspect {
             files,
             json,

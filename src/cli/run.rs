@@ -6,7 +6,8 @@
 //! `input.max_rejected`); 2 an error (`src/main.rs`: a failed reconciliation, an I/O error,
 //! a refused config or output directory); 130 interrupted (Ctrl-C, SIGTERM).
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+use posfilter::cluster::shard::{run_shard as run_shard_stage, ShardSpec};
 use posfilter::pipeline::{
     self,
     config::{Config, Overrides, RawConfig},
@@ -24,6 +25,64 @@ pub struct Mode {
     pub dry_run: bool,
     /// Go on from the output directory's checkpoint.
     pub resume: bool,
+    /// Go on from the output directory's checkpoint if it holds one, else start.
+    pub resume_or_start: bool,
+    /// Run one shard of a job split over tasks (`--shard`).
+    pub shard: Option<ShardSpec>,
+}
+
+/// The shard `--shard TEXT` names: `I/N`, or `auto` (Slurm array or Kubernetes Indexed
+/// Job environment; `shards` is `--shards`).
+pub fn shard_spec(text: &str, shards: Option<usize>, buckets: u32) -> Result<ShardSpec> {
+    let spec = |shard: usize, count: usize| -> Result<ShardSpec> {
+        if shard >= count {
+            bail!("shard {shard} of {count}: give 0 <= I < N");
+        }
+        if let Some(n) = shards.filter(|&n| n != count) {
+            bail!("--shards {n}, but the shard count is {count}");
+        }
+        Ok(ShardSpec {
+            shard,
+            shards: count,
+            buckets,
+            resume: false,
+        })
+    };
+    let number = |name: &str| -> Result<Option<usize>> {
+        match std::env::var(name) {
+            Ok(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .with_context(|| format!("{name}={v:?} is not a number")),
+            Err(_) => Ok(None),
+        }
+    };
+    if text != "auto" {
+        let bad = || format!("--shard {text:?}: give I/N (0 <= I < N, e.g. 0/4) or auto");
+        let (i, n) = text.split_once('/').with_context(bad)?;
+        return spec(
+            i.trim().parse().with_context(bad)?,
+            n.trim().parse().with_context(bad)?,
+        );
+    }
+    if let (Some(id), Some(count)) = (
+        number("SLURM_ARRAY_TASK_ID")?,
+        number("SLURM_ARRAY_TASK_COUNT")?,
+    ) {
+        let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        return spec(id.saturating_sub(min), count);
+    }
+    match (number("JOB_COMPLETION_INDEX")?, shards) {
+        (Some(index), Some(n)) => spec(index, n),
+        (Some(_), None) => {
+            bail!("--shard auto under a Kubernetes Indexed Job needs --shards N (its completions)")
+        }
+        (None, _) => bail!(
+            "--shard auto: neither SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (a Slurm array \
+             job) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give --shard I/N"
+        ),
+    }
 }
 
 /// Runs the pipeline described by `config_path`, or with `mode.dry_run` prints what the run
@@ -39,20 +98,29 @@ pub fn run(
         log_every,
         dry_run,
         resume,
+        resume_or_start,
+        shard,
     } = mode;
     let out_given = out.clone();
     let raw = RawConfig::load(config_path)?;
-    let config = Config::resolve(
-        raw,
-        config_path,
-        &Overrides {
-            threads,
-            out_dir: out,
-            quiet,
-            log_every: Some(log_every),
-            resume,
-        },
-    )?;
+    let overrides = Overrides {
+        threads,
+        out_dir: out,
+        quiet,
+        log_every: Some(log_every),
+        resume,
+    };
+    let mut config = Config::resolve(raw.clone(), config_path, &overrides)?;
+    if resume_or_start && pipeline::checkpoint_in(config.out_dir()) {
+        // A task a scheduler requeued cannot know whether it was stopped after a
+        // checkpoint: it goes on from one when there is one (and refuses, as --resume
+        // does, one that does not match), and starts otherwise.
+        let resume = Overrides {
+            resume: true,
+            ..overrides
+        };
+        config = Config::resolve(raw, config_path, &resume)?;
+    }
     if dry_run {
         let plan = pipeline::dry_run(&config)
             .with_context(|| format!("dry run of {} failed", config_path.display()))?;
@@ -84,6 +152,13 @@ pub fn run(
              only add switching{tables}; `--threads 0` uses every core",
             config.threads()
         );
+    }
+    if let Some(spec) = shard {
+        let spec = ShardSpec {
+            resume: resume_or_start,
+            ..spec
+        };
+        return run_shard(&config, config_path, spec, quiet);
     }
     on_interrupt(
         config_path,
@@ -127,6 +202,42 @@ pub fn run(
         incomplete.join("; ")
     );
     Ok(ExitCode::from(1))
+}
+
+/// One shard task: part `spec.shard` of the input into the output directory, a line on
+/// stderr.
+fn run_shard(
+    config: &Config,
+    config_path: &Path,
+    spec: ShardSpec,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let start = std::time::Instant::now();
+    let manifest = run_shard_stage(config, config_path, spec).with_context(|| {
+        format!(
+            "shard {} of {} of {} failed",
+            spec.shard,
+            spec.shards,
+            config_path.display()
+        )
+    })?;
+    if !quiet {
+        let keys: u64 = manifest.runs.iter().map(|r| r.entries).sum();
+        eprintln!(
+            "posfilter: shard {} of {}: {} records, {keys} dedup keys in {} buckets -> {} ({:.1} s); \
+             gather with `posfilter merge`",
+            spec.shard,
+            spec.shards,
+            manifest.records,
+            manifest.job.buckets,
+            config.out_dir().display(),
+            start.elapsed().as_secs_f64(),
+        );
+        if let Some(at) = manifest.resumed_from {
+            eprintln!("  resumed at record {at} from the checkpoint in the shard directory");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// On Ctrl-C or SIGTERM (a batch system's time limit), says before exiting (status 130)

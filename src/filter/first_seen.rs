@@ -242,6 +242,14 @@ impl FirstSeen {
     }
 }
 
+/// The bits of `key` that tell keys apart in the index (see the module): the key with the
+/// high half's bits 0..32 cleared. Two keys are the same position to a run's dedup iff
+/// their identities are equal, so a dedup across tasks compares identities
+/// ([`crate::io::key_run`]).
+pub fn identity(key: Fingerprint) -> u128 {
+    key.0 & !((u32::MAX as u128) << 64)
+}
+
 /// The shard of a key with high half `hi`.
 #[inline(always)]
 fn shard_of(hi: u64) -> usize {
@@ -325,11 +333,17 @@ mod tests {
         let base = 0x8765_4321_0fed_cba9u64;
         assert_eq!(index.first_or_insert(key(base, 7), u64::MAX), None);
         assert_eq!(index.get(key(base, 7)), Some(u64::MAX));
-        // Every kept bit tells keys apart: the low half, high bits 32..56 and the shard.
+        // Every kept bit tells keys apart: the low half, high bits 32..56 and the shard;
+        // `identity` keeps exactly those.
         for bit in [0, 31, 32, 55, 56, 63] {
             let other = key(base ^ (1 << bit), 7);
             let kept = bit >= 32;
             assert_eq!(index.get(other).is_none(), kept, "high bit {bit}");
+            assert_eq!(
+                identity(other) != identity(key(base, 7)),
+                kept,
+                "high bit {bit}"
+            );
         }
         assert_eq!(index.get(key(base, 7 ^ 1 << 63)), None);
         // Indices: exact up to the bound, clamped beyond it.

@@ -149,17 +149,27 @@ pub enum RejectReason {
     /// A game (hcpe3, .pack, sbinpack) stops at a fault: its records from there on.
     #[error("{0}")]
     Game(GameError),
+    /// A reject another task decided and recorded (a shard of a job split over tasks,
+    /// replayed by the gather): its kind and message as they were.
+    #[error("{text}")]
+    Recorded {
+        /// The kind ([`RejectReason::kind`] of the original).
+        kind: String,
+        /// The message (the original's `to_string`).
+        text: String,
+    },
 }
 
 impl RejectReason {
     /// The kind's name in report.json's `rejected_reasons`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &str {
         match self {
             RejectReason::Invalid(_) => "invalid",
             RejectReason::Truncated { .. } => "truncated",
             RejectReason::Malformed(_) => "malformed",
             RejectReason::Unreadable(_) => "unreadable",
             RejectReason::Game(e) => e.kind.code(),
+            RejectReason::Recorded { kind, .. } => kind,
         }
     }
 }

@@ -2,10 +2,15 @@
 //! detection, batching with global record indices, and the sharded writers.
 //!
 //! Flow: [`input::expand`] → [`detect::detect`] per file → [`batch::Batches`] (owned
-//! batches with global indices) → … → [`output::ShardWriter`].
+//! batches with global indices) → … → [`output::ShardWriter`]. A run split over several
+//! tasks cuts the input with [`shard_plan::ShardPlan`]; its tasks dedup across the whole input
+//! through [`key_run`]s and [`dup_list`]s.
 
 pub mod batch;
 pub mod detect;
+pub mod dup_list;
 pub mod input;
+pub mod key_run;
 pub mod output;
+pub mod shard_plan;
 pub mod zstd_stream;

@@ -177,6 +177,12 @@ impl Checkpoint {
     }
 }
 
+/// Whether `dir` holds a checkpoint of an unfinished run (its resume.json), from which
+/// `run --resume` would go on.
+pub fn checkpoint_in(dir: &Path) -> bool {
+    dir.join(CHECKPOINT_FILE).is_file()
+}
+
 /// The input index the last checkpoint of this process's run stands at (from which
 /// `--resume` would go on), `u64::MAX` for none: for a message when the run is interrupted.
 static LAST_CHECKPOINT: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -338,7 +344,7 @@ fn checksums(bytes: &[u8]) -> (Option<u32>, u32) {
 }
 
 /// The first multiple of `every` above `index` (`u64::MAX` when `every` is 0).
-fn next_multiple(index: u64, every: u64) -> u64 {
+pub(crate) fn next_multiple(index: u64, every: u64) -> u64 {
     match every {
         0 => u64::MAX,
         e => (index / e + 1).saturating_mul(e),

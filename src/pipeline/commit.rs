@@ -9,6 +9,7 @@
 use super::dedup_log::DedupLog;
 use super::gather::Gathered;
 use super::kept_shards::KeptShards;
+use super::known_dups::KnownDuplicates;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
 use super::rejected_line;
 use super::report::{Counts, Tallies};
@@ -65,6 +66,9 @@ pub(crate) struct Commit {
     dedup: Option<DedupIndex>,
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
+    /// Duplicates decided elsewhere (the gather of a job split over tasks): used instead
+    /// of `dedup`.
+    known: Option<KnownDuplicates>,
     /// Kept-record writers, one per output format met so far (a handful: searched linearly).
     pub(super) kept: Vec<(Format, ShardWriter)>,
     out_format: Option<Format>,
@@ -96,6 +100,8 @@ pub(crate) struct CommitOptions<'a> {
     pub(crate) files: Vec<String>,
     /// Where to log the keys added to `dedup` (checkpoints on).
     pub(crate) dedup_log: Option<DedupLog>,
+    /// Duplicates decided elsewhere, instead of `dedup` (the gather).
+    pub(crate) known: Option<KnownDuplicates>,
 }
 
 /// The commit's state at a checkpoint: its counts and every writer's mark.
@@ -135,6 +141,7 @@ impl Commit {
             rejected_raw: vec![0; o.files.len()],
             dedup: o.dedup,
             dedup_log: o.dedup_log,
+            known: o.known,
             kept: Vec::new(),
             out_format: o.out_format,
             audit: if o.audit {
@@ -212,6 +219,7 @@ impl Commit {
             rejected_raw: mark.rejected_raw.clone(),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
+            known: o.known,
             kept,
             out_format: o.out_format,
             audit: resume_atomic("audit.jsonl", mark.audit)?,
@@ -318,20 +326,24 @@ impl Commit {
     /// index, or a reference pool) if an earlier record or a pool had its key; else its key
     /// is recorded (and logged) as first seen here, and `None`.
     fn dedup(&mut self, r: &RecordOutcome) -> io::Result<Option<Detail<'static>>> {
-        let (Some(index), Some(key), true) = (&mut self.dedup, r.dedup_key, r.decision.is_keep())
-        else {
+        let (Some(key), true) = (r.dedup_key, r.decision.is_keep()) else {
             return Ok(None);
         };
-        match duplicate_of(index, key, r.index) {
-            Some(u64::MAX) => Ok(Some(Detail::Reference { reference: true })),
-            Some(first) => Ok(Some(Detail::FirstIndex { first_index: first })),
-            None => {
-                if let Some(log) = self.dedup_log.as_mut() {
+        let first = match (&mut self.dedup, &mut self.known) {
+            (_, Some(known)) => known.first_of(r.index)?,
+            (Some(index), None) => {
+                let first = duplicate_of(index, key, r.index);
+                if let (None, Some(log)) = (first, self.dedup_log.as_mut()) {
                     log.append(key, r.index)?;
                 }
-                Ok(None)
+                first
             }
-        }
+            (None, None) => None,
+        };
+        Ok(first.map(|first| match first {
+            u64::MAX => Detail::Reference { reference: true },
+            first => Detail::FirstIndex { first_index: first },
+        }))
     }
 
     /// A kept record: counted, tagged in the audit if the worker tagged it, written.
@@ -450,6 +462,9 @@ impl Commit {
     /// Finishes every file (renaming them into place); returns them for the manifest, kept
     /// shards first in format order.
     pub(crate) fn finish(self) -> io::Result<Vec<FileInfo>> {
+        if let Some(known) = self.known {
+            known.finish()?;
+        }
         let mut files = Vec::new();
         let mut writers = self.kept;
         writers.sort_by_key(|(f, _)| f.name());

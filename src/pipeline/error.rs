@@ -49,6 +49,9 @@ pub enum PipelineError {
     /// An input cannot be written in the output format (the message says why).
     #[error("{0}")]
     Conversion(String),
+    /// The shards of a job split over tasks cannot be merged (or a shard not written).
+    #[error("{0}")]
+    Shards(String),
     /// `--resume` found nothing it can go on from.
     #[error("cannot resume the run in {dir}: {why}")]
     Resume {

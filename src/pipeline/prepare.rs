@@ -21,9 +21,11 @@ use super::progress;
 use super::settings::Settings;
 use crate::codec;
 use crate::filter::FirstSeen;
-use crate::io::batch::{BatchOptions, Batches};
+use crate::io::batch::{Batch, BatchOptions, Batches};
 use crate::io::detect::Detection;
+use crate::io::input::InputError;
 use crate::io::output::OutputLock;
+use crate::shogi::Fingerprint;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -99,14 +101,9 @@ pub(super) fn prepare(
         paths, detections, ..
     } = plan;
     let options = CommitOptions {
-        out_dir,
-        out_format: settings.output_format,
-        kept_shards: KeptShards::of_run(config, &paths, &detections),
-        audit: config.audit,
-        mates: config.mates_format,
         dedup,
-        files: paths.iter().map(|p| p.display().to_string()).collect(),
         dedup_log,
+        ..commit_options(config, settings, &paths, &detections)
     };
     let commit = match &resumed {
         Some(cp) => Commit::resume(options, &cp.commit).map_err(|e| damaged(config, e))?,
@@ -130,14 +127,44 @@ fn lock_output(config: &Config) -> Result<OutputLock, PipelineError> {
         true => "posfilter run --resume",
         false => "posfilter run",
     };
-    let lock = OutputLock::acquire(&config.out_dir, purpose)?;
-    if let (Some(stale), true) = (lock.took_over(), config.progress) {
+    lock_dir(&config.out_dir, purpose, config.progress)
+}
+
+/// Takes the lock on directory `dir` (which exists) for `purpose`, saying so (with
+/// `progress`) when it takes over a stale one: before anything in `dir` is read or removed.
+pub(crate) fn lock_dir(
+    dir: &std::path::Path,
+    purpose: &str,
+    progress: bool,
+) -> Result<OutputLock, PipelineError> {
+    let lock = OutputLock::acquire(dir, purpose)?;
+    if let (Some(stale), true) = (lock.took_over(), progress) {
         progress::warn(&format!(
             "{}: took over the lock of {stale}, which is no longer running",
-            config.out_dir.display()
+            dir.display()
         ));
     }
     Ok(lock)
+}
+
+/// How a run of `config` reading `paths` commits, dedup off (the caller sets it).
+pub(super) fn commit_options<'a>(
+    config: &'a Config,
+    settings: &Settings,
+    paths: &[PathBuf],
+    detections: &[Detection],
+) -> CommitOptions<'a> {
+    CommitOptions {
+        out_dir: &config.out_dir,
+        out_format: settings.output_format,
+        kept_shards: KeptShards::of_run(config, paths, detections),
+        audit: config.audit,
+        mates: config.mates_format,
+        dedup: None,
+        files: paths.iter().map(|p| p.display().to_string()).collect(),
+        dedup_log: None,
+        known: None,
+    }
 }
 
 /// Said before the run starts rather than only in report.json: files that do not look like
@@ -189,7 +216,7 @@ fn open_dedup_log(
 }
 
 /// The stamps of the inputs and reference pools, for checkpoints.
-fn input_stamps(plan: &Plan) -> std::io::Result<Vec<InputStamp>> {
+pub(super) fn input_stamps(plan: &Plan) -> std::io::Result<Vec<InputStamp>> {
     plan.paths
         .iter()
         .chain(&plan.references)
@@ -236,13 +263,27 @@ fn reference_keys(
 ) -> Result<FirstSeen, PipelineError> {
     let mut keys = FirstSeen::with_capacity(expected);
     let specs = super::plan::specs(&plan.references, &plan.reference_detections);
-    for batch in Batches::new(
-        specs,
-        BatchOptions {
-            records: 4096,
-            align_games: false,
-        },
-    ) {
+    let batches = Batches::new(specs, REFERENCE_BATCHES);
+    each_reference_key(batches, settings, |key| {
+        keys.first_or_insert(key, u64::MAX);
+    })?;
+    Ok(keys)
+}
+
+/// How reference pools are read (no game alignment: their records are only keys).
+pub(crate) const REFERENCE_BATCHES: BatchOptions = BatchOptions {
+    records: 4096,
+    align_games: false,
+};
+
+/// Calls `each` with the dedup key of every record of reference pools in `batches` that
+/// decodes (a record that does not is no position to drop).
+pub(crate) fn each_reference_key(
+    batches: impl Iterator<Item = Result<Batch, InputError>>,
+    settings: &Settings,
+    mut each: impl FnMut(Fingerprint),
+) -> Result<(), PipelineError> {
+    for batch in batches {
         let batch = batch?;
         if let Some(e) = batch.unreadable() {
             // A pool read only in part would let its other positions through as new.
@@ -250,10 +291,9 @@ fn reference_keys(
         }
         for rec in batch.iter() {
             if let Ok(d) = codec::decode(batch.format, rec.bytes) {
-                let key = crate::filter::dedup_key(&d.position, settings.dedup_mirror);
-                keys.first_or_insert(key, u64::MAX);
+                each(crate::filter::dedup_key(&d.position, settings.dedup_mirror));
             }
         }
     }
-    Ok(keys)
+    Ok(())
 }

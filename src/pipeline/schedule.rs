@@ -20,6 +20,7 @@ use super::progress::Progress;
 use super::settings::Settings;
 use super::worker::{BatchOutcome, Worker};
 use crate::io::batch::{Batch, BatchOptions, Batches};
+use crate::io::detect::Detection;
 use crate::report::record::Sample;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -159,13 +160,85 @@ impl Crew {
     }
 }
 
+/// How a run cuts its input into batches (a shard task cuts the same way).
+pub(crate) fn batch_options(config: &Config) -> BatchOptions {
+    BatchOptions {
+        records: config.batch_records,
+        align_games: true,
+    }
+}
+
+/// Runs the batches `open` gives (stopping before the first that starts at or past record
+/// `end`) through a [`Crew`] and hands each outcome to `commit` in input order, with the
+/// progress and the bytes of the input on disk read so far: a shard task's part.
+pub(super) fn drive<O, C>(
+    config: &Config,
+    settings: &Settings,
+    detections: &[Detection],
+    open: O,
+    end: u64,
+    mut commit: C,
+) -> Result<(), PipelineError>
+where
+    O: FnOnce(&Progress) -> Batches,
+    C: FnMut(&Batch, &BatchOutcome, &Progress, u64) -> Result<(), PipelineError>,
+{
+    let crew = Crew::new(config.threads, settings)?;
+    let disk_start: Vec<u64> = detections
+        .iter()
+        .scan(0u64, |done, d| {
+            let start = *done;
+            *done += d.file_bytes;
+            Some(start)
+        })
+        .collect();
+    let disk_total = detections.iter().map(|d| d.file_bytes).sum();
+    let progress = Progress::new(disk_total, config.progress, config.log_every)
+        .watched(config.control.clone(), disk_total);
+    let mut feed = Until {
+        batches: open(&progress),
+        end,
+    };
+    let tick = |n: u64| progress.tick(n);
+    let process = |b: &Batch| crew.work(|w, outcome| w.process(b, settings, &tick, outcome));
+    crew.in_order(&mut feed, &process, |batch, outcome| {
+        if config.control.as_ref().is_some_and(|c| c.stopped()) {
+            return Err(PipelineError::Interrupted);
+        }
+        let disk_done = disk_start.get(batch.file).copied().unwrap_or(0) + batch.disk_end;
+        commit(&batch, &outcome, &progress, disk_done)?;
+        crew.give_back(outcome);
+        Ok(batch)
+    })?;
+    progress.finish(0);
+    Ok(())
+}
+
+/// The batches of `batches` that start before record `end` (a shard task's part).
+struct Until {
+    batches: Batches,
+    end: u64,
+}
+
+impl Feed for Until {
+    type Piece = Batch;
+
+    fn next_piece(&mut self) -> Option<Result<Batch, PipelineError>> {
+        match self.batches.next_piece()? {
+            Ok(b) if b.first_index >= self.end => None,
+            other => Some(other),
+        }
+    }
+
+    fn recycle(&mut self, batch: Batch) {
+        self.batches.recycle(batch);
+    }
+}
+
 /// The input's batches, from the checkpoint's point when the run is resumed.
 fn batches(config: &Config, run: &Prepared, progress: &Progress) -> Batches {
     let specs = super::plan::specs(&run.paths, &run.detections);
-    let options = BatchOptions {
-        records: config.batch_records,
-        align_games: true,
-    };
+    let options = batch_options(config);
     match &run.resumed {
         Some(cp) => {
             progress.resuming(cp.next.next_index);

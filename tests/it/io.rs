@@ -199,7 +199,18 @@ fn psv_batches_games_and_alignment() {
                     "aligned batch {} starts a game",
                     b.seq
                 );
-                assert!(b.len() >= 1000 || next + b.len() as u64 == 97_609);
+                // It ends at the first game start at or after the next multiple of the
+                // batch size (or at the end of the file).
+                let end = next + b.len() as u64;
+                let multiple = (next / 1000 + 1) * 1000;
+                assert!(
+                    end == 97_609
+                        || (end >= multiple
+                            && starts.contains(&end)
+                            && starts.range(multiple..end).next().is_none()),
+                    "aligned batch {} ends at {end}",
+                    b.seq
+                );
             } else {
                 assert!(b.len() == 1000 || next + b.len() as u64 == 97_609);
             }

@@ -26,7 +26,7 @@ const MAX_PIPELINE_FN_LINES: usize = 80;
 
 /// The library's layers, lowest first (`lib.rs`): a file may use its own layer and those
 /// below it. `hugepages` and `prefetch` are helpers below every layer.
-const LAYERS: [&str; 9] = [
+const LAYERS: [&str; 10] = [
     "hugepages",
     "prefetch",
     "shogi",
@@ -36,6 +36,7 @@ const LAYERS: [&str; 9] = [
     "filter",
     "report",
     "pipeline",
+    "cluster",
 ];
 
 fn src() -> PathBuf {

@@ -3,7 +3,11 @@
 //! README).
 
 mod browser;
+mod cluster;
+mod cluster_games;
+mod cluster_lock;
 mod codec;
+mod dedup_reduce;
 mod differential;
 mod edited;
 mod filter;
@@ -19,5 +23,6 @@ mod pipeline;
 mod report;
 mod resume;
 mod run_record;
+mod shard_plan;
 mod support;
 mod zstd_input;

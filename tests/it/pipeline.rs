@@ -22,7 +22,7 @@ mod decisions;
 mod dedup;
 mod determinism;
 mod formats;
-mod games;
+pub(crate) mod games;
 mod lifecycle;
 mod lock;
 mod mates;

@@ -513,3 +513,31 @@ fn progress_lines_name_the_last_checkpoint() {
     assert!(marks.windows(2).all(|w| w[0] <= w[1]), "{marks:?}");
     assert!(*marks.last().unwrap() >= 500, "{marks:?}");
 }
+
+/// `--resume-or-start` (a task a scheduler may run again): into an empty directory it
+/// starts, after a stop it goes on from the checkpoint, and both write the bytes of a run
+/// that was never stopped.
+#[test]
+fn resume_or_start_starts_or_goes_on() {
+    let dir = TempDir::new("resume-or-start");
+    let cfg = mixed_setup(&dir);
+    let full = dir.join("full");
+    assert_eq!(run_stopping(&cfg, &full, 2, None, &["--quiet"]).0, 0);
+    let fresh = dir.join("fresh");
+    let (code, err) = run_stopping(&cfg, &fresh, 1, None, &["--resume-or-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("resumed"), "{err}");
+    same_outputs(&full, &fresh, &[]);
+    let out = dir.join("stopped");
+    assert_eq!(run_stopping(&cfg, &out, 2, Some(5), &["--quiet"]).0, 75);
+    let (code, err) = run_stopping(&cfg, &out, 1, None, &["--resume-or-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resumed at record"), "{err}");
+    same_outputs(&full, &out, &[]);
+    assert!(report(&out)["resumed_from"].as_array().is_some());
+    // Run again over its own complete output: nothing to resume, so it starts over.
+    let (code, err) = run_stopping(&cfg, &out, 2, None, &["--resume-or-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("resumed"), "{err}");
+    same_outputs(&full, &out, &[]);
+}

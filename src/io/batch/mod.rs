@@ -25,6 +25,12 @@
 //!   (a chain can be made to repeat forever); `RecordRef::new_game` does not say it (the
 //!   reader decodes only the records around a cut): whoever decodes the records infers it.
 //!   Other record formats carry no game order: every record starts its own game.
+//! - Fixed-size records: batches end at the multiples of [`BatchOptions::records`] counted
+//!   from the file's start, each moved on to the first game start at or after it (psv and
+//!   hcpe with `align_games`; two multiples that reach the same game start give one
+//!   boundary). So a batch boundary depends only on the few records around it, and a plan
+//!   can find the boundary nearest any record without reading the file up to it
+//!   ([`super::shard_plan`]).
 //! - Game formats (hcpe3, .pack, sbinpack): a batch holds whole games ([`GameSpan`], never
 //!   one split between batches), at least `records` records unless the file ends. Each
 //!   game's records are counted from its framing alone (`codec::game::Counted`: the
@@ -44,6 +50,7 @@ mod reader;
 mod records;
 
 pub use reader::{batches_of, Batches};
+pub(crate) use reader::{starts_game, StartsGame, MAX_ALIGN_EXTRA};
 pub use records::{
     Batch, BatchOptions, GameRef, GameSpan, InputSpec, RecordRef, ResumePoint, Tail, MAX_LINE,
 };

@@ -166,7 +166,12 @@ impl Batches {
             }
             None => std::mem::take(&mut self.carry),
         };
-        let want = self.opts.records * size;
+        // A batch ends at the next multiple of `records` counted from the file's start (then
+        // at a game start, below), so that every batch boundary can be found from the file
+        // alone, near where it falls (see [`crate::io::shard_plan`]).
+        let records = self.opts.records as u64;
+        let at = self.offset / size as u64;
+        let want = (records - at % records) as usize * size;
         let have = bytes.len();
         bytes.resize(want.max(have), 0);
         let Some(stream) = self.stream.as_mut() else {
@@ -434,16 +439,16 @@ impl Batches {
 }
 
 /// Whether the record `next` starts a game after the record `last` (both of one format).
-type StartsGame = fn(&[u8], &[u8]) -> bool;
+pub(crate) type StartsGame = fn(&[u8], &[u8]) -> bool;
 
 /// The most records a batch of psv or hcpe goes on past its size to end at a game start
 /// (a psv game has at most 65,536 records; an hcpe chain of best moves can be made to
 /// repeat forever, so it is cut there).
-const MAX_ALIGN_EXTRA: usize = 1 << 16;
+pub(crate) const MAX_ALIGN_EXTRA: usize = 1 << 16;
 
 /// How a fixed-size format tells a game start from the record before it: psv by gamePly,
 /// hcpe by the chain of best moves; the others do not.
-fn starts_game(format: Format) -> Option<StartsGame> {
+pub(crate) fn starts_game(format: Format) -> Option<StartsGame> {
     match format {
         Format::Psv => Some(|last, next| {
             psv_game_ply(next)

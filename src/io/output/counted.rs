@@ -72,8 +72,13 @@ pub(crate) struct Counted {
 impl Counted {
     /// Creates (truncates) `path`.
     pub(crate) fn create(path: &Path) -> io::Result<Counted> {
+        Counted::create_buffered(path, 1 << 20)
+    }
+
+    /// [`Counted::create`] with a write buffer of `capacity` bytes (many files open at once).
+    pub(crate) fn create_buffered(path: &Path, capacity: usize) -> io::Result<Counted> {
         Ok(Counted {
-            inner: BufWriter::with_capacity(1 << 20, File::create(path)?),
+            inner: BufWriter::with_capacity(capacity, File::create(path)?),
             crc: crc32fast::Hasher::new(),
             bytes: 0,
         })
@@ -90,11 +95,20 @@ impl Counted {
     /// [`Counted::reopen`] of a file whose bytes the caller has just checked against
     /// `mark` itself.
     pub(crate) fn reopen_verified(path: &Path, mark: FileMark) -> io::Result<Counted> {
+        Counted::reopen_buffered(path, mark, 1 << 20)
+    }
+
+    /// [`Counted::reopen_verified`] with a write buffer of `capacity` bytes.
+    pub(crate) fn reopen_buffered(
+        path: &Path,
+        mark: FileMark,
+        capacity: usize,
+    ) -> io::Result<Counted> {
         let mut file = OpenOptions::new().write(true).open(path)?;
         file.set_len(mark.bytes)?;
         file.seek(SeekFrom::End(0))?;
         Ok(Counted {
-            inner: BufWriter::with_capacity(1 << 20, file),
+            inner: BufWriter::with_capacity(capacity, file),
             crc: crc32fast::Hasher::new_with_initial_len(mark.crc32, mark.bytes),
             bytes: mark.bytes,
         })

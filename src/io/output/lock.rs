@@ -160,8 +160,15 @@ pub struct OutputLock {
 impl OutputLock {
     /// Takes the lock on `dir` (which must exist) for `purpose`, taking over a stale one.
     pub fn acquire(dir: &Path, purpose: &str) -> Result<OutputLock, LockError> {
+        OutputLock::acquire_named(dir, LOCK_FILE, purpose)
+    }
+
+    /// Takes the lock file `name` in `dir` (which must exist) for `purpose`, as
+    /// [`OutputLock::acquire`] does: for a directory that several writers share, each
+    /// writing files of its own (a dedup reduce task's list), one lock per writer's part.
+    pub fn acquire_named(dir: &Path, name: &str, purpose: &str) -> Result<OutputLock, LockError> {
         let me = LockHolder::this_process(purpose);
-        let path = dir.join(LOCK_FILE);
+        let path = dir.join(name);
         let mut took_over = None;
         // Each round either takes the lock or removes a stale one; a lock that keeps
         // changing hands between rounds is given up on.
@@ -238,7 +245,7 @@ fn io_error(path: &Path, err: io::Error) -> LockError {
 fn place(dir: &Path, path: &Path, me: &LockHolder) -> Result<bool, LockError> {
     let mut text = serde_json::to_vec_pretty(me).map_err(|e| io_error(path, e.into()))?;
     text.push(b'\n');
-    let private = dir.join(format!(".{LOCK_FILE}.{}.tmp", me.pid));
+    let private = dir.join(format!(".{}.{}.tmp", file_name(path), me.pid));
     let linked = write_synced(&private, &text).and_then(|()| std::fs::hard_link(&private, path));
     let _ = std::fs::remove_file(&private);
     match linked {
@@ -302,7 +309,7 @@ fn remove_stale(
     holder: &LockHolder,
     me: &LockHolder,
 ) -> Result<bool, LockError> {
-    let moved = dir.join(format!(".{LOCK_FILE}.stale.{}", me.pid));
+    let moved = dir.join(format!(".{}.stale.{}", file_name(path), me.pid));
     match std::fs::rename(path, &moved) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -317,6 +324,12 @@ fn remove_stale(
     }
     std::fs::remove_file(&moved).map_err(|e| io_error(&moved, e))?;
     Ok(true)
+}
+
+/// The lock file's name (for the private names next to it).
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| LOCK_FILE.into(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The host's name (`/proc/sys/kernel/hostname`, else `$HOSTNAME`).

@@ -17,7 +17,7 @@ mod games;
 mod outcome;
 mod stages;
 
-pub(crate) use outcome::BatchOutcome;
+pub(crate) use outcome::{BatchOutcome, GameOut, RecordExtra};
 pub use outcome::{MateOut, RecordOutcome};
 
 use super::settings::Settings;

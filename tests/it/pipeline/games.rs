@@ -45,7 +45,7 @@ fn file_of(format: GameFormat, games: &[u8]) -> Vec<u8> {
 }
 
 /// The first `n` games of a vector.
-fn first_games(format: GameFormat, n: usize) -> Vec<u8> {
+pub(crate) fn first_games(format: GameFormat, n: usize) -> Vec<u8> {
     let bytes = vector(format);
     file_of(format, &game_slices(format, &bytes)[..n].concat())
 }
