@@ -111,13 +111,7 @@ pub fn gather(
             out.display()
         );
         eprint!("{}", report.summary_table());
-        eprintln!(
-            "  reconciled: input {} = kept {} + dropped {} + rejected {}",
-            report.records.input,
-            report.records.kept,
-            report.records.dropped.total(),
-            report.records.rejected
-        );
+        eprintln!("{}", report.reconciled_line());
     }
     Ok(ExitCode::SUCCESS)
 }

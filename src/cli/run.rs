@@ -184,13 +184,7 @@ pub fn run(
             );
         }
         eprint!("{}", report.summary_table());
-        eprintln!(
-            "  reconciled: input {} = kept {} + dropped {} + rejected {}",
-            report.records.input,
-            report.records.kept,
-            report.records.dropped.total(),
-            report.records.rejected
-        );
+        eprintln!("{}", report.reconciled_line());
     }
     let incomplete = report.incomplete_input(config.max_rejected());
     if incomplete.is_empty() {

@@ -9,16 +9,20 @@
 //! record's index (u64), [`REFERENCE`](super::key_run::REFERENCE) when the position is in a
 //! reference pool. Written under a temporary name and renamed when complete.
 
-use super::output::Counted;
+use super::bucket_file::{self, at, invalid, BucketFileKind};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"PFDUPLST";
-const VERSION: u32 = 1;
-const HEADER_BYTES: usize = 32;
 /// Bytes per entry: the duplicate's index and the first record's.
 pub const DUP_BYTES: usize = 16;
+/// The framing of a duplicate list.
+const KIND: BucketFileKind = BucketFileKind {
+    magic: b"PFDUPLST",
+    version: 1,
+    entry_bytes: DUP_BYTES,
+    what: "a duplicate list",
+};
 
 /// One duplicate: the record's index and that of the first record with its position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -34,39 +38,18 @@ pub fn dup_list_name(j: u32, m: u32) -> String {
     format!("dups-{j:05}-of-{m:05}.bin")
 }
 
-fn invalid(path: &Path, why: String) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{}: {why}", path.display()),
-    )
-}
-
-fn at(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
 /// Writes bucket `j` of `m`'s list to `path`; `dups` must be sorted by index.
 pub fn write_dup_list(path: &Path, j: u32, m: u32, dups: &[Duplicate]) -> io::Result<()> {
     debug_assert!(dups.windows(2).all(|w| w[0].index < w[1].index));
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let mut out = Counted::create(&tmp).map_err(|e| at(&tmp, e))?;
-    let mut header = [0u8; HEADER_BYTES];
-    header[..8].copy_from_slice(MAGIC);
-    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    header[12..16].copy_from_slice(&j.to_le_bytes());
-    header[16..20].copy_from_slice(&m.to_le_bytes());
-    header[24..32].copy_from_slice(&(dups.len() as u64).to_le_bytes());
-    out.write_all(&header).map_err(|e| at(&tmp, e))?;
-    for d in dups {
-        let mut b = [0u8; DUP_BYTES];
-        b[..8].copy_from_slice(&d.index.to_le_bytes());
-        b[8..].copy_from_slice(&d.first.to_le_bytes());
-        out.write_all(&b).map_err(|e| at(&tmp, e))?;
-    }
-    out.finish().map_err(|e| at(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| at(path, e))
+    bucket_file::write(path, &KIND, (j, m), dups.len(), |out| {
+        for d in dups {
+            let mut b = [0u8; DUP_BYTES];
+            b[..8].copy_from_slice(&d.index.to_le_bytes());
+            b[8..].copy_from_slice(&d.first.to_le_bytes());
+            out.write_all(&b)?;
+        }
+        Ok(())
+    })
 }
 
 /// Reads a list in order, checking its header and its order.
@@ -81,37 +64,7 @@ pub struct DupListReader {
 impl DupListReader {
     /// Opens the list at `path`, which must be bucket `j` of `m`'s.
     pub fn open(path: &Path, j: u32, m: u32) -> io::Result<DupListReader> {
-        let file = File::open(path).map_err(|e| at(path, e))?;
-        let len = file.metadata().map_err(|e| at(path, e))?.len();
-        let mut reader = BufReader::with_capacity(1 << 16, file);
-        let mut header = [0u8; HEADER_BYTES];
-        reader
-            .read_exact(&mut header)
-            .map_err(|_| invalid(path, "too short for a duplicate list's header".into()))?;
-        let word = |at: usize| {
-            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-        };
-        if &header[..8] != MAGIC || word(8) != VERSION {
-            return Err(invalid(
-                path,
-                "not a duplicate list of this posfilter version".into(),
-            ));
-        }
-        if (word(12), word(16)) != (j, m) {
-            return Err(invalid(
-                path,
-                format!("holds bucket {} of {}, not {j} of {m}", word(12), word(16)),
-            ));
-        }
-        let mut count = [0u8; 8];
-        count.copy_from_slice(&header[24..32]);
-        let left = u64::from_le_bytes(count);
-        if len != HEADER_BYTES as u64 + left * DUP_BYTES as u64 {
-            return Err(invalid(
-                path,
-                format!("{len} bytes, but its header announces {left} entries"),
-            ));
-        }
+        let (reader, left) = bucket_file::open(path, &KIND, j, m)?;
         Ok(DupListReader {
             path: path.to_path_buf(),
             reader,

@@ -23,6 +23,7 @@
 //! in the header is the number that follow. [`KeyRunReader`] checks all three as it reads
 //! and names the file and entry that break them.
 
+use super::bucket_file::{self, at, invalid, BucketFileKind};
 use super::output::{Counted, FileMark};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
@@ -30,10 +31,13 @@ use std::path::{Path, PathBuf};
 
 /// Bytes per entry: a 128-bit key and a 64-bit index.
 pub const ENTRY_BYTES: usize = 24;
-/// Bytes of a run's header.
-const HEADER_BYTES: usize = 32;
-const MAGIC: &[u8; 8] = b"PFKEYRUN";
-const VERSION: u32 = 1;
+/// The framing of a sorted run.
+const KIND: BucketFileKind = BucketFileKind {
+    magic: b"PFKEYRUN",
+    version: 1,
+    entry_bytes: ENTRY_BYTES,
+    what: "a key run",
+};
 /// The most buckets a job may have.
 pub const MAX_BUCKETS: u32 = 1 << 16;
 /// The index that marks a key of a reference pool.
@@ -85,18 +89,6 @@ fn log_buffer(buckets: u32) -> usize {
 
 fn log_name(j: u32) -> String {
     format!("bucket-{j:05}.log")
-}
-
-/// `e` with `path` in its message.
-fn at(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
-fn invalid(path: &Path, why: String) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{}: {why}", path.display()),
-    )
 }
 
 /// A finished run, for the shard's manifest.
@@ -213,22 +205,12 @@ fn read_log(path: &Path) -> io::Result<Vec<KeyEntry>> {
 
 /// Writes a sorted run (under a temporary name, renamed when complete).
 pub fn write_run(path: &Path, j: u32, m: u32, entries: &[KeyEntry]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let mut out = Counted::create(&tmp).map_err(|e| at(&tmp, e))?;
-    let mut header = [0u8; HEADER_BYTES];
-    header[..8].copy_from_slice(MAGIC);
-    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    header[12..16].copy_from_slice(&j.to_le_bytes());
-    header[16..20].copy_from_slice(&m.to_le_bytes());
-    header[24..32].copy_from_slice(&(entries.len() as u64).to_le_bytes());
-    out.write_all(&header).map_err(|e| at(&tmp, e))?;
-    for e in entries {
-        out.write_all(&e.to_bytes()).map_err(|e| at(&tmp, e))?;
-    }
-    out.finish().map_err(|e| at(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| at(path, e))
+    bucket_file::write(path, &KIND, (j, m), entries.len(), |out| {
+        for e in entries {
+            out.write_all(&e.to_bytes())?;
+        }
+        Ok(())
+    })
 }
 
 /// Reads a run in order, checking its header, its order and its bucket (see the module).
@@ -245,37 +227,7 @@ pub struct KeyRunReader {
 impl KeyRunReader {
     /// Opens the run at `path`, which must be bucket `j` of `m`.
     pub fn open(path: &Path, j: u32, m: u32) -> io::Result<KeyRunReader> {
-        let file = File::open(path).map_err(|e| at(path, e))?;
-        let len = file.metadata().map_err(|e| at(path, e))?.len();
-        let mut reader = BufReader::with_capacity(1 << 16, file);
-        let mut header = [0u8; HEADER_BYTES];
-        reader
-            .read_exact(&mut header)
-            .map_err(|_| invalid(path, "too short for a key run's header".into()))?;
-        let word = |at: usize| {
-            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-        };
-        if &header[..8] != MAGIC || word(8) != VERSION {
-            return Err(invalid(
-                path,
-                "not a key run of this posfilter version".into(),
-            ));
-        }
-        if (word(12), word(16)) != (j, m) {
-            return Err(invalid(
-                path,
-                format!("holds bucket {} of {}, not {j} of {m}", word(12), word(16)),
-            ));
-        }
-        let mut count = [0u8; 8];
-        count.copy_from_slice(&header[24..32]);
-        let left = u64::from_le_bytes(count);
-        if len != HEADER_BYTES as u64 + left * ENTRY_BYTES as u64 {
-            return Err(invalid(
-                path,
-                format!("{len} bytes, but its header announces {left} entries"),
-            ));
-        }
+        let (reader, left) = bucket_file::open(path, &KIND, j, m)?;
         Ok(KeyRunReader {
             path: path.to_path_buf(),
             reader,

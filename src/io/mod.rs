@@ -7,6 +7,7 @@
 //! through [`key_run`]s and [`dup_list`]s.
 
 pub mod batch;
+pub(crate) mod bucket_file;
 pub mod detect;
 pub mod dup_list;
 pub mod input;

@@ -256,6 +256,19 @@ impl Report {
         why
     }
 
+    /// The line printed under the summary: the whole input accounted for as kept, dropped
+    /// and rejected (the run checks that the sum holds before it reports).
+    pub fn reconciled_line(&self) -> String {
+        let c = &self.records;
+        format!(
+            "  reconciled: input {} = kept {} + dropped {} + rejected {}",
+            c.input,
+            c.kept,
+            c.dropped.total(),
+            c.rejected
+        )
+    }
+
     /// The human summary printed to stderr at the end of a run.
     pub fn summary_table(&self) -> String {
         let c = &self.records;
