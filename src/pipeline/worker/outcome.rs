@@ -188,7 +188,7 @@ impl RecordOutcome {
     }
 
     /// A kept record at index 0 with nothing recorded yet (the caller fills in the place).
-    pub(super) fn new() -> RecordOutcome {
+    pub(crate) fn new() -> RecordOutcome {
         RecordOutcome {
             index: 0,
             file: 0,
