@@ -21,6 +21,7 @@ use crate::io::dup_list::{dup_list_name, write_dup_list, Duplicate};
 use crate::io::key_run::{run_name, KeyEntry, KeyRunReader, REFERENCE};
 use crate::io::output::OutputLock;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -82,10 +83,13 @@ pub fn merge_runs(readers: &mut [KeyRunReader]) -> io::Result<(ReduceCounts, Vec
     // The current key's group: its first record and whether a reference pool holds it.
     let mut group: Option<(u128, u64)> = None;
     let mut pending: Vec<u64> = Vec::new();
-    while let Some(Reverse((e, i))) = heap.pop() {
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((e, i)) = *top;
         counts.entries += 1;
-        if let Some(next) = readers[i].next_entry()? {
-            heap.push(Reverse((next, i)));
+        // The run's next entry takes the top's place: one sift instead of a pop and a push.
+        match readers[i].next_entry()? {
+            Some(next) => *top = Reverse((next, i)),
+            None => drop(PeekMut::pop(top)),
         }
         match group {
             Some((key, _)) if key == e.key => pending.push(e.index),
