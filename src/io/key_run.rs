@@ -7,10 +7,10 @@
 //! - While a shard runs: `keys/bucket-JJJJJ.log` per bucket, entries appended in commit
 //!   order ([`KeyRunWriter`]); a checkpoint records each log's [`FileMark`], a resume cuts
 //!   each back to it.
-//! - When the shard completes ([`KeyRunWriter::finish`]): each log is read, sorted and
-//!   written as `keys/bucket-JJJJJ-of-MMMMM.run` (under a temporary name, renamed), and
-//!   removed. Sorting holds one bucket in memory: [`ENTRY_BYTES`] per entry, about
-//!   1/`M` of the shard's entries.
+//! - When the shard completes ([`KeyRunWriter::finish`]): each log is read, sorted
+//!   ([`super::key_sort`]) and written as `keys/bucket-JJJJJ-of-MMMMM.run` (under a
+//!   temporary name, renamed), and removed. Sorting holds one bucket in memory:
+//!   [`ENTRY_BYTES`] per entry, about 1/`M` of the shard's entries.
 //!
 //! # Run format (little-endian)
 //! A 32-byte header: the magic `PFKEYRUN`, the format version (u32, 1), the bucket `J`
@@ -104,7 +104,13 @@ pub struct RunInfo {
 pub struct KeyRunWriter {
     dir: PathBuf,
     logs: Vec<Counted>,
+    /// Entries of each bucket not handed to its log yet (a write per entry costs more than
+    /// the entry).
+    pending: Vec<Vec<u8>>,
 }
+
+/// Bytes of a bucket's entries gathered before they are written to its log.
+const PENDING_BYTES: usize = 4 << 10;
 
 impl KeyRunWriter {
     /// Creates (truncates) the `buckets` logs in `dir` (created if missing).
@@ -116,11 +122,16 @@ impl KeyRunWriter {
                 let path = dir.join(log_name(j));
                 Counted::create_buffered(&path, log_buffer(buckets)).map_err(|e| at(&path, e))
             })
-            .collect::<io::Result<_>>()?;
-        Ok(KeyRunWriter {
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(KeyRunWriter::of(dir, logs))
+    }
+
+    fn of(dir: &Path, logs: Vec<Counted>) -> KeyRunWriter {
+        KeyRunWriter {
             dir: dir.to_path_buf(),
+            pending: vec![Vec::new(); logs.len()],
             logs,
-        })
+        }
     }
 
     /// Reopens the logs of a stopped shard at their checkpoint `marks` (one per bucket).
@@ -137,11 +148,8 @@ impl KeyRunWriter {
                 Counted::reopen_buffered(&path, mark, log_buffer(marks.len() as u32))
                     .map_err(|e| at(&path, e))
             })
-            .collect::<io::Result<_>>()?;
-        Ok(KeyRunWriter {
-            dir: dir.to_path_buf(),
-            logs,
-        })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(KeyRunWriter::of(dir, logs))
     }
 
     /// The number of buckets.
@@ -153,16 +161,35 @@ impl KeyRunWriter {
     #[inline]
     pub fn append(&mut self, entry: KeyEntry) -> io::Result<()> {
         let j = bucket_of(entry.key, self.buckets()) as usize;
-        self.logs[j].write_all(&entry.to_bytes())
+        let pending = &mut self.pending[j];
+        pending.extend_from_slice(&entry.to_bytes());
+        if pending.len() >= PENDING_BYTES {
+            self.logs[j].write_all(pending)?;
+            pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Hands every bucket's pending entries to its log.
+    fn write_pending(&mut self) -> io::Result<()> {
+        for (log, pending) in self.logs.iter_mut().zip(&mut self.pending) {
+            if !pending.is_empty() {
+                log.write_all(pending)?;
+                pending.clear();
+            }
+        }
+        Ok(())
     }
 
     /// Flushes every log; their marks for a checkpoint, in bucket order.
     pub fn checkpoint(&mut self) -> io::Result<Vec<FileMark>> {
+        self.write_pending()?;
         self.logs.iter_mut().map(Counted::mark).collect()
     }
 
     /// Sorts each log into its run (one bucket in memory at a time) and removes the logs.
-    pub fn finish(self) -> io::Result<Vec<RunInfo>> {
+    pub fn finish(mut self) -> io::Result<Vec<RunInfo>> {
+        self.write_pending()?;
         let m = self.buckets();
         let mut runs = Vec::with_capacity(m as usize);
         for (j, log) in self.logs.into_iter().enumerate() {
@@ -170,7 +197,7 @@ impl KeyRunWriter {
             let log_path = self.dir.join(log_name(j));
             log.finish().map_err(|e| at(&log_path, e))?;
             let mut entries = read_log(&log_path)?;
-            entries.sort_unstable();
+            super::key_sort::sort_by_key_first(&mut entries, |e| e.key);
             let name = run_name(j, m);
             write_run(&self.dir.join(&name), j, m, &entries)?;
             std::fs::remove_file(&log_path).map_err(|e| at(&log_path, e))?;
@@ -206,8 +233,13 @@ fn read_log(path: &Path) -> io::Result<Vec<KeyEntry>> {
 /// Writes a sorted run (under a temporary name, renamed when complete).
 pub fn write_run(path: &Path, j: u32, m: u32, entries: &[KeyEntry]) -> io::Result<()> {
     bucket_file::write(path, &KIND, (j, m), entries.len(), |out| {
-        for e in entries {
-            out.write_all(&e.to_bytes())?;
+        let mut piece = Vec::with_capacity(PENDING_BYTES);
+        for chunk in entries.chunks(PENDING_BYTES / ENTRY_BYTES) {
+            piece.clear();
+            chunk
+                .iter()
+                .for_each(|e| piece.extend_from_slice(&e.to_bytes()));
+            out.write_all(&piece)?;
         }
         Ok(())
     })

@@ -12,6 +12,7 @@ pub mod detect;
 pub mod dup_list;
 pub mod input;
 pub mod key_run;
+mod key_sort;
 pub mod output;
 pub mod shard_plan;
 pub mod zstd_stream;
