@@ -18,7 +18,8 @@ use posfilter::shogi::{Color, PieceType, Position};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// Malformed records listed individually (the rest are only counted).
 const MAX_LISTED: usize = 20;
@@ -48,14 +49,27 @@ struct Stats {
     games_of: Option<GameStats>,
 }
 
-/// Runs `inspect` on `path`; after the report, `Some` says why the file is damaged (it
-/// cannot be read to its end, or ends in part of a record), naming the file and offset.
-pub fn run(
-    path: &Path,
+/// Runs `inspect` on every file of `files`: every file is reported; a damaged one then
+/// makes the command fail, naming each damaged file.
+pub fn run_all(
+    files: &[PathBuf],
     format: Option<Format>,
     json_out: bool,
     dump: bool,
-) -> Result<Option<String>> {
+) -> Result<ExitCode> {
+    let mut damaged = Vec::new();
+    for file in files {
+        damaged.extend(run(file, format, json_out, dump)?);
+    }
+    match damaged.is_empty() {
+        true => Ok(ExitCode::SUCCESS),
+        false => anyhow::bail!("{}", damaged.join("; ")),
+    }
+}
+
+/// Runs `inspect` on `path`; after the report, `Some` says why the file is damaged (it
+/// cannot be read to its end, or ends in part of a record), naming the file and offset.
+fn run(path: &Path, format: Option<Format>, json_out: bool, dump: bool) -> Result<Option<String>> {
     let det = detect(path, format)?;
     let mut st = Stats::default();
     let stdout = std::io::stdout();
@@ -194,20 +208,29 @@ fn write_dump(out: &mut impl Write, sfen: String, t: Option<&TeacherFields>) -> 
     Ok(())
 }
 
+/// The hand kinds in the order reports list them.
+const HAND_KINDS: [&str; 7] = ["P", "L", "N", "S", "B", "R", "G"];
+
+/// Prints the report of `path`: one JSON object on stdout (`json_out`), else text on stderr.
 fn report(
     path: &Path,
     det: &posfilter::io::detect::Detection,
     st: &Stats,
     json_out: bool,
 ) -> Result<()> {
-    let kinds = ["P", "L", "N", "S", "B", "R", "G"];
-    let hand = |c: usize| -> serde_json::Map<String, serde_json::Value> {
-        kinds
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.to_string(), json!(st.hand_pieces[c][i])))
-            .collect()
-    };
+    if json_out {
+        let v = report_json(path, det, st);
+        println!("{}", serde_json::to_string(&v).context("JSON output")?);
+        return Ok(());
+    }
+    let mut e = std::io::stderr().lock();
+    write_file_text(&mut e, path, det, st)?;
+    write_positions_text(&mut e, det.format, st)
+}
+
+/// The fewest, mean and most pieces on the board over the decoded records (0 / 0.0 / 0
+/// when none was decoded).
+fn board_counts(st: &Stats) -> (u32, f64, u32) {
     let (mut sum, mut min, mut max) = (0u64, u32::MAX, 0u32);
     for (&n, &count) in &st.pieces_on_board {
         sum += n as u64 * count;
@@ -219,8 +242,25 @@ fn report(
     } else {
         0.0
     };
+    (min, mean, max)
+}
+
+/// The report as one JSON object.
+fn report_json(
+    path: &Path,
+    det: &posfilter::io::detect::Detection,
+    st: &Stats,
+) -> serde_json::Value {
+    let hand = |c: usize| -> serde_json::Map<String, serde_json::Value> {
+        HAND_KINDS
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.to_string(), json!(st.hand_pieces[c][i])))
+            .collect()
+    };
+    let (min, mean, max) = board_counts(st);
     let teacher = det.format.has_teacher_fields();
-    let v = json!({
+    json!({
         "file": path.display().to_string(),
         "format": det.format.name(),
         "compressed": det.compressed,
@@ -246,12 +286,16 @@ fn report(
         "moves": teacher.then(|| json!({
             "legal": st.move_legal, "illegal": st.move_illegal, "none": st.move_none,
             "legal_in_other_encoding": st.move_other_encoding})),
-    });
-    if json_out {
-        println!("{}", serde_json::to_string(&v).context("JSON output")?);
-        return Ok(());
-    }
-    let mut e = std::io::stderr().lock();
+    })
+}
+
+/// The text report's part about the file: name, format and why, records, games.
+fn write_file_text(
+    e: &mut impl Write,
+    path: &Path,
+    det: &posfilter::io::detect::Detection,
+    st: &Stats,
+) -> Result<()> {
     writeln!(e, "file      {}", path.display())?;
     writeln!(
         e,
@@ -273,23 +317,30 @@ fn report(
         writeln!(e, "unreadable  {why}")?;
     }
     match &st.games_of {
-        Some(g) => g.write(&mut e)?,
+        Some(g) => g.write(e)?,
         None if det.format == Format::Hcpe => {
             writeln!(e, "games     {} (inferred from the best moves)", st.games)?;
         }
         None if det.format == Format::Psv => writeln!(e, "games     {}", st.games)?,
         None => {}
     }
+    Ok(())
+}
+
+/// The text report's part about the positions: side to move, pieces, hands, kings, move
+/// fields, malformed records.
+fn write_positions_text(e: &mut impl Write, format: Format, st: &Stats) -> Result<()> {
     writeln!(
         e,
         "to move   black {} / white {}; in check {}",
         st.side[0], st.side[1], st.in_check
     )?;
     if st.decoded > 0 {
+        let (min, mean, max) = board_counts(st);
         writeln!(e, "pieces on board  min {min} / mean {mean:.1} / max {max}")?;
     }
     for (c, name) in [(0, "black"), (1, "white")] {
-        let parts: Vec<String> = kinds
+        let parts: Vec<String> = HAND_KINDS
             .iter()
             .enumerate()
             .map(|(i, k)| format!("{k} {}", st.hand_pieces[c][i]))
@@ -305,7 +356,7 @@ fn report(
             op.open[c], op.in_camp[c], op.closed[c]
         )?;
     }
-    if teacher {
+    if format.has_teacher_fields() {
         writeln!(
             e,
             "move field  legal {} ({} in the other 16-bit encoding), not legal {}, none {}",

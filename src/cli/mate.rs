@@ -4,6 +4,7 @@ use super::common::parse_position;
 use anyhow::{Context, Result};
 use indicatif::BinaryBytes;
 use posfilter::mate::{Limits, MateResult, Solver, Verdict};
+use posfilter::pipeline::config::MAX_MIB;
 use posfilter::pipeline::preflight;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -13,33 +14,107 @@ use std::time::Instant;
 
 /// Where the positions come from: one given on the command line, or a file (`-` = stdin)
 /// with one per line.
-pub enum Source<'a> {
+enum Source<'a> {
     /// A single position (SFEN or USI position).
     One(&'a str),
     /// A file of positions, one per line; blank lines and `#` comments are skipped.
     File(&'a Path),
 }
 
+/// The arguments of `posfilter mate`.
+#[derive(clap::Args, Debug)]
+pub struct MateArgs {
+    /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
+    /// 7g7f 3c3d`, `sfen <SFEN> moves ...`), replayed to its last position.
+    #[arg(long, required_unless_present = "file", conflicts_with = "file")]
+    sfen: Option<String>,
+    /// Solve every position of this file instead (one per line, as for --sfen; blank
+    /// lines and # comments skipped; `-` reads stdin): one answer line per position,
+    /// with its line number, and a summary on stderr.
+    #[arg(long)]
+    file: Option<std::path::PathBuf>,
+    /// Node budget.
+    #[arg(long, default_value_t = Limits::default().nodes)]
+    nodes: u64,
+    /// After a proof, look for a shorter mate with up to this many times the nodes the
+    /// proof took (within --nodes); 0 = report the first mate line found.
+    #[arg(long, default_value_t = Limits::default().shorten)]
+    shorten: u32,
+    /// Longest mate to look for, in plies (as `mate.max_plies` in a pipeline); a longer
+    /// mate, and a failure that rests on this cap, are `unknown`. 0 = no limit.
+    #[arg(long, default_value_t = 0)]
+    max_plies: u32,
+    /// Transposition-table size in MB (per thread), 1 to 65536.
+    #[arg(long, default_value_t = 16, value_parser = table_mb_in_range)]
+    table_mb: usize,
+    /// Threads for --file (0 = all cores); answers do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// One JSON object on stdout: {"result", "plies", "plies_exact", "pv", "nodes",
+    /// "seconds"}; with --file one per line, adding "line" and "position" (or "error" for
+    /// a line that is not a position).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `--table-mb`: a size from 1 to [`MAX_MIB`] MiB (a typo of a few zeros would otherwise
+/// abort on the allocation).
+fn table_mb_in_range(text: &str) -> Result<usize, String> {
+    let mb: usize = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of MB"))?;
+    if (1..=MAX_MIB).contains(&mb) {
+        Ok(mb)
+    } else {
+        Err(format!("{mb} is outside 1..={MAX_MIB}"))
+    }
+}
+
+/// Runs `posfilter mate` with its arguments: the source `--sfen` / `--file` ask for (clap
+/// makes them exclusive), on one thread for one position, else on `--threads` (0 = every
+/// core).
+pub fn run_args(args: MateArgs) -> Result<ExitCode> {
+    let source = match (&args.sfen, &args.file) {
+        (_, Some(path)) => Source::File(path),
+        (Some(text), None) => Source::One(text),
+        (None, None) => anyhow::bail!("give --sfen or --file"),
+    };
+    let settings = Settings {
+        nodes: args.nodes,
+        shorten: args.shorten,
+        max_plies: (args.max_plies > 0).then_some(args.max_plies),
+        table_mb: args.table_mb,
+        json: args.json,
+        threads: match (args.threads, &source) {
+            // One position needs one solver, whatever --threads says.
+            (_, Source::One(_)) => 1,
+            (0, Source::File(_)) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            (n, Source::File(_)) => n,
+        },
+    };
+    run(source, &settings)
+}
+
 /// What to solve with and how to print.
-pub struct Settings {
+struct Settings {
     /// Node budget per position.
-    pub nodes: u64,
+    nodes: u64,
     /// Nodes spent after a proof looking for a shorter mate, as a multiple of the proof's
     /// ([`Limits::shorten`]).
-    pub shorten: u32,
+    shorten: u32,
     /// Longest mate to look for ([`Limits::max_plies`]).
-    pub max_plies: Option<u32>,
+    max_plies: Option<u32>,
     /// Table size in MB of each solver (one per thread, reused; each position starts on a
     /// fresh table generation).
-    pub table_mb: usize,
+    table_mb: usize,
     /// One JSON object per position on stdout instead of a text line.
-    pub json: bool,
+    json: bool,
     /// Threads for a file (`>= 1`).
-    pub threads: usize,
+    threads: usize,
 }
 
 /// Solves the positions of `source` and prints one verdict each.
-pub fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
+fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
     // Every solver allocates and touches its whole table: refuse what cannot fit rather than
     // be killed for it.
     let need = preflight::solver_bytes(settings.threads, settings.table_mb, 0);
@@ -151,18 +226,7 @@ impl SolverPool {
 /// rest still run. A summary goes to stderr.
 fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
     let threads = settings.threads.max(1);
-    let stdin = path == Path::new("-");
-    let name = if stdin {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    };
-    let input: Box<dyn Read> = if stdin {
-        Box::new(std::io::stdin())
-    } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?)
-    };
-    let mut reader = BufReader::new(input);
+    let mut lines = PositionLines::open(path)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -173,28 +237,75 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let (mut bad, mut nodes) = (0u64, 0u64);
+    let mut tally = Tally::default();
     let start = Instant::now();
-    let mut number = 0u64;
-    let mut done = false;
-    while !done {
+    while !lines.done {
+        let mut chunk = lines.next_chunk()?;
+        pool.install(|| solve_chunk(&mut chunk, &solvers, &settings.limits()));
+        for line in chunk {
+            tally.answer(line, &lines.name, settings.json, &mut out)?;
+        }
+        out.flush()?;
+    }
+    eprintln!(
+        "posfilter: {}",
+        tally.summary(start.elapsed().as_secs_f64(), threads)
+    );
+    Ok(())
+}
+
+/// The lines of a positions file (`-` = stdin), read [`CHUNK_LINES`] at a time.
+struct PositionLines {
+    /// The file's name in messages (`<stdin>` for stdin).
+    name: String,
+    reader: BufReader<Box<dyn Read>>,
+    /// The number of the last line read (1-based).
+    number: u64,
+    /// Set once the end of the input is reached.
+    done: bool,
+}
+
+impl PositionLines {
+    fn open(path: &Path) -> Result<PositionLines> {
+        let stdin = path == Path::new("-");
+        let name = if stdin {
+            "<stdin>".to_string()
+        } else {
+            path.display().to_string()
+        };
+        let input: Box<dyn Read> = if stdin {
+            Box::new(std::io::stdin())
+        } else {
+            Box::new(std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?)
+        };
+        Ok(PositionLines {
+            name,
+            reader: BufReader::new(input),
+            number: 0,
+            done: false,
+        })
+    }
+
+    /// Up to [`CHUNK_LINES`] lines that hold a position or fail to (blank lines and `#`
+    /// comments skipped), each parsed; fewer at the end of the input, which sets `done`.
+    fn next_chunk(&mut self) -> Result<Vec<Line>> {
         let mut chunk = Vec::with_capacity(CHUNK_LINES);
         while chunk.len() < CHUNK_LINES {
             let mut bytes = Vec::new();
-            let n = reader
+            let n = self
+                .reader
                 .read_until(b'\n', &mut bytes)
-                .with_context(|| format!("{name}: cannot read line {}", number + 1))?;
+                .with_context(|| format!("{}: cannot read line {}", self.name, self.number + 1))?;
             if n == 0 {
-                done = true;
+                self.done = true;
                 break;
             }
-            number += 1;
+            self.number += 1;
             let text = match String::from_utf8(bytes) {
                 Ok(text) => text,
                 Err(e) => {
                     chunk.push(Line {
-                        number,
+                        number: self.number,
                         text: String::from_utf8_lossy(e.as_bytes()).trim().to_string(),
                         parsed: Err(anyhow::anyhow!("not UTF-8 text")),
                         answer: None,
@@ -207,83 +318,107 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
                 continue;
             }
             chunk.push(Line {
-                number,
+                number: self.number,
                 text: text.to_string(),
                 parsed: parse_position(text),
                 answer: None,
             });
         }
-        pool.install(|| {
-            use rayon::prelude::*;
-            chunk.par_iter_mut().with_max_len(1).for_each(|line| {
-                let refused = match line.parsed.as_mut() {
-                    Ok(pos) => match solvers.solve(pos, &settings.limits()) {
-                        Ok(answer) => {
-                            line.answer = Some(answer);
-                            None
-                        }
-                        Err(e) => Some(e),
-                    },
-                    Err(_) => None,
-                };
-                if let Some(e) = refused {
-                    line.parsed = Err(e);
+        Ok(chunk)
+    }
+}
+
+/// Solves every parsed line of `chunk` on the current thread pool, one line per task; a
+/// position the solver refuses becomes that line's error.
+fn solve_chunk(chunk: &mut [Line], solvers: &SolverPool, limits: &Limits) {
+    use rayon::prelude::*;
+    chunk.par_iter_mut().with_max_len(1).for_each(|line| {
+        let refused = match line.parsed.as_mut() {
+            Ok(pos) => match solvers.solve(pos, limits) {
+                Ok(answer) => {
+                    line.answer = Some(answer);
+                    None
                 }
-            });
-        });
-        for line in chunk {
-            let number = line.number;
-            match (line.parsed, line.answer) {
-                (Ok(_), Some((v, seconds))) => {
-                    *counts.entry(v.result.as_str()).or_default() += 1;
-                    nodes += v.nodes;
-                    if settings.json {
-                        let mut j = v.to_json(seconds);
-                        j["line"] = number.into();
-                        j["position"] = line.text.into();
-                        writeln!(out, "{j}")?;
-                    } else {
-                        writeln!(out, "{number}\t{}", verdict_text(&v))?;
-                    }
+                Err(e) => Some(e),
+            },
+            Err(_) => None,
+        };
+        if let Some(e) = refused {
+            line.parsed = Err(e);
+        }
+    });
+}
+
+/// What the answered lines of a file added up to, for the summary.
+#[derive(Default)]
+struct Tally {
+    /// Positions per answer ([`MateResult::as_str`]).
+    counts: BTreeMap<&'static str, u64>,
+    /// Lines that are not a position.
+    bad: u64,
+    /// Nodes over every position.
+    nodes: u64,
+}
+
+impl Tally {
+    /// Writes the answer of `line` (of the file `name`) to `out` and counts it; a line that
+    /// is not a position is also reported on stderr.
+    fn answer(&mut self, line: Line, name: &str, json: bool, out: &mut impl Write) -> Result<()> {
+        let number = line.number;
+        match (line.parsed, line.answer) {
+            (Ok(_), Some((v, seconds))) => {
+                *self.counts.entry(v.result.as_str()).or_default() += 1;
+                self.nodes += v.nodes;
+                if json {
+                    let mut j = v.to_json(seconds);
+                    j["line"] = number.into();
+                    j["position"] = line.text.into();
+                    writeln!(out, "{j}")?;
+                } else {
+                    writeln!(out, "{number}\t{}", verdict_text(&v))?;
                 }
-                (Ok(_), None) => anyhow::bail!("{name}:{number}: the position was not solved"),
-                (Err(e), _) => {
-                    bad += 1;
-                    eprintln!("posfilter: {name}:{number}: {e:#}");
-                    if settings.json {
-                        let j = serde_json::json!({"line": number, "position": line.text,
-                            "error": format!("{e:#}")});
-                        writeln!(out, "{j}")?;
-                    }
+            }
+            (Ok(_), None) => anyhow::bail!("{name}:{number}: the position was not solved"),
+            (Err(e), _) => {
+                self.bad += 1;
+                eprintln!("posfilter: {name}:{number}: {e:#}");
+                if json {
+                    let j = serde_json::json!({"line": number, "position": line.text,
+                        "error": format!("{e:#}")});
+                    writeln!(out, "{j}")?;
                 }
             }
         }
-        out.flush()?;
+        Ok(())
     }
-    let solved: u64 = counts.values().sum();
-    let tally: Vec<String> = MATE_RESULTS
-        .iter()
-        .filter_map(|r| {
-            counts
-                .get(r.as_str())
-                .map(|n| format!("{n} {}", r.as_str()))
-        })
-        .collect();
-    eprintln!(
-        "posfilter: {solved} position(s) in {:.2} s on {threads} thread(s), {nodes} nodes: {}{}",
-        start.elapsed().as_secs_f64(),
-        if tally.is_empty() {
-            "none".to_string()
-        } else {
-            tally.join(", ")
-        },
-        if bad > 0 {
-            format!("; {bad} line(s) not a position")
-        } else {
-            String::new()
-        }
-    );
-    Ok(())
+
+    /// The summary line: positions, seconds, threads, nodes, the count of each answer (in
+    /// [`MATE_RESULTS`] order) and the lines that are not a position.
+    fn summary(&self, seconds: f64, threads: usize) -> String {
+        let tally: Vec<String> = MATE_RESULTS
+            .iter()
+            .filter_map(|r| {
+                self.counts
+                    .get(r.as_str())
+                    .map(|n| format!("{n} {}", r.as_str()))
+            })
+            .collect();
+        format!(
+            "{} position(s) in {seconds:.2} s on {threads} thread(s), {} nodes: {}{}",
+            self.counts.values().sum::<u64>(),
+            self.nodes,
+            if tally.is_empty() {
+                "none".to_string()
+            } else {
+                tally.join(", ")
+            },
+            if self.bad > 0 {
+                format!("; {} line(s) not a position", self.bad)
+            } else {
+                String::new()
+            }
+        )
+    }
 }
 
 /// Every answer, in the order the summary lists them.

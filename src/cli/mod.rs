@@ -12,8 +12,6 @@ mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use posfilter::mate::Limits;
-use posfilter::pipeline::config::MAX_MIB;
 use std::process::ExitCode;
 
 /// Cleans shogi training data: drops decided, repeated and duplicated positions.
@@ -100,39 +98,7 @@ enum Command {
     },
     /// Solve one position (or a file of them) with df-pn: mate, no_mate, mated, checkmated,
     /// no_legal_moves or unknown, with a verified PV.
-    Mate {
-        /// Position: an SFEN, `startpos`, or a USI position with moves (`startpos moves
-        /// 7g7f 3c3d`, `sfen <SFEN> moves ...`), replayed to its last position.
-        #[arg(long, required_unless_present = "file", conflicts_with = "file")]
-        sfen: Option<String>,
-        /// Solve every position of this file instead (one per line, as for --sfen; blank
-        /// lines and # comments skipped; `-` reads stdin): one answer line per position,
-        /// with its line number, and a summary on stderr.
-        #[arg(long)]
-        file: Option<std::path::PathBuf>,
-        /// Node budget.
-        #[arg(long, default_value_t = Limits::default().nodes)]
-        nodes: u64,
-        /// After a proof, look for a shorter mate with up to this many times the nodes the
-        /// proof took (within --nodes); 0 = report the first mate line found.
-        #[arg(long, default_value_t = Limits::default().shorten)]
-        shorten: u32,
-        /// Longest mate to look for, in plies (as `mate.max_plies` in a pipeline); a longer
-        /// mate, and a failure that rests on this cap, are `unknown`. 0 = no limit.
-        #[arg(long, default_value_t = 0)]
-        max_plies: u32,
-        /// Transposition-table size in MB (per thread), 1 to 65536.
-        #[arg(long, default_value_t = 16, value_parser = table_mb_in_range)]
-        table_mb: usize,
-        /// Threads for --file (0 = all cores); answers do not depend on it.
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// One JSON object on stdout: {"result", "plies", "plies_exact", "pv", "nodes",
-        /// "seconds"}; with --file one per line, adding "line" and "position" (or "error" for
-        /// a line that is not a position).
-        #[arg(long)]
-        json: bool,
-    },
+    Mate(mate::MateArgs),
     /// Merge the shard directories of a job split over many tasks into one run's output
     /// (`--out`); or, with `--dedup-partition J/M`, reduce dedup key bucket J of M of
     /// every shard into its list of duplicates.
@@ -185,19 +151,6 @@ enum Command {
     },
 }
 
-/// `--table-mb`: a size from 1 to [`MAX_MIB`] MiB (a typo of a few zeros would otherwise
-/// abort on the allocation).
-fn table_mb_in_range(text: &str) -> Result<usize, String> {
-    let mb: usize = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number of MB"))?;
-    if (1..=MAX_MIB).contains(&mb) {
-        Ok(mb)
-    } else {
-        Err(format!("{mb} is outside 1..={MAX_MIB}"))
-    }
-}
-
 /// Parses the command line and runs it.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
@@ -237,36 +190,7 @@ pub fn run() -> Result<ExitCode> {
             divide,
             json,
         } => perft::run(&sfen, depth, !no_bulk, divide, json),
-        Command::Mate {
-            sfen,
-            file,
-            nodes,
-            shorten,
-            max_plies,
-            table_mb,
-            threads,
-            json,
-        } => {
-            let source = match (&sfen, &file) {
-                (_, Some(path)) => mate::Source::File(path),
-                (Some(text), None) => mate::Source::One(text),
-                (None, None) => anyhow::bail!("give --sfen or --file"),
-            };
-            let settings = mate::Settings {
-                nodes,
-                shorten,
-                max_plies: (max_plies > 0).then_some(max_plies),
-                table_mb,
-                json,
-                threads: match (threads, &file) {
-                    // One position needs one solver, whatever --threads says.
-                    (_, None) => 1,
-                    (0, Some(_)) => std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    (n, Some(_)) => n,
-                },
-            };
-            mate::run(source, &settings)
-        }
+        Command::Mate(args) => mate::run_args(args),
         Command::Merge {
             shard_dirs,
             dedup_partition: Some(partition),
@@ -286,17 +210,7 @@ pub fn run() -> Result<ExitCode> {
             json,
             dump,
             format,
-        } => {
-            // Every file is reported; a damaged one then makes the command fail.
-            let mut damaged = Vec::new();
-            for file in &files {
-                damaged.extend(inspect::run(file, format, json, dump)?);
-            }
-            match damaged.is_empty() {
-                true => Ok(ExitCode::SUCCESS),
-                false => anyhow::bail!("{}", damaged.join("; ")),
-            }
-        }
+        } => inspect::run_all(&files, format, json, dump),
         Command::Report { dirs, output } => report::run(&dirs, output.as_deref()),
     }
 }

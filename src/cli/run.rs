@@ -93,34 +93,15 @@ pub fn run(
     out: Option<PathBuf>,
     mode: Mode,
 ) -> Result<ExitCode> {
+    let out_given = out.clone();
+    let config = resolve(config_path, threads, out, &mode)?;
     let Mode {
         quiet,
-        log_every,
         dry_run,
-        resume,
         resume_or_start,
         shard,
+        ..
     } = mode;
-    let out_given = out.clone();
-    let raw = RawConfig::load(config_path)?;
-    let overrides = Overrides {
-        threads,
-        out_dir: out,
-        quiet,
-        log_every: Some(log_every),
-        resume,
-    };
-    let mut config = Config::resolve(raw.clone(), config_path, &overrides)?;
-    if resume_or_start && pipeline::checkpoint_in(config.out_dir()) {
-        // A task a scheduler requeued cannot know whether it was stopped after a
-        // checkpoint: it goes on from one when there is one (and refuses, as --resume
-        // does, one that does not match), and starts otherwise.
-        let resume = Overrides {
-            resume: true,
-            ..overrides
-        };
-        config = Config::resolve(raw, config_path, &resume)?;
-    }
     if dry_run {
         let plan = pipeline::dry_run(&config)
             .with_context(|| format!("dry run of {} failed", config_path.display()))?;
@@ -130,6 +111,68 @@ pub fn run(
         );
         return Ok(ExitCode::SUCCESS);
     }
+    warn_about_threads(&config, quiet);
+    if let Some(spec) = shard {
+        let spec = ShardSpec {
+            resume: resume_or_start,
+            ..spec
+        };
+        return run_shard(&config, config_path, spec, quiet);
+    }
+    on_interrupt(
+        config_path,
+        out_given.as_deref(),
+        config.checkpoint_records(),
+    );
+    let report = pipeline::run(&config)
+        .with_context(|| format!("run of {} failed", config_path.display()))?;
+    if !quiet {
+        print_summary(config_path, &config, &report);
+    }
+    let incomplete = report.incomplete_input(config.max_rejected());
+    if incomplete.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Said even with --quiet: the exit status alone does not say what is missing.
+    eprintln!(
+        "posfilter: the run completed, but {}: exit status 1 (see rejected.jsonl)",
+        incomplete.join("; ")
+    );
+    Ok(ExitCode::from(1))
+}
+
+/// The config of `config_path` with the command line's overrides; with
+/// `--resume-or-start`, resuming when the output directory holds a checkpoint.
+fn resolve(
+    config_path: &Path,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    mode: &Mode,
+) -> Result<Config> {
+    let raw = RawConfig::load(config_path)?;
+    let overrides = Overrides {
+        threads,
+        out_dir: out,
+        quiet: mode.quiet,
+        log_every: Some(mode.log_every),
+        resume: mode.resume,
+    };
+    let config = Config::resolve(raw.clone(), config_path, &overrides)?;
+    if mode.resume_or_start && pipeline::checkpoint_in(config.out_dir()) {
+        // A task a scheduler requeued cannot know whether it was stopped after a
+        // checkpoint: it goes on from one when there is one (and refuses, as --resume
+        // does, one that does not match), and starts otherwise.
+        let resume = Overrides {
+            resume: true,
+            ..overrides
+        };
+        return Ok(Config::resolve(raw, config_path, &resume)?);
+    }
+    Ok(config)
+}
+
+/// Warns when the worker threads were capped, or (unless `quiet`) outnumber the cores.
+fn warn_about_threads(config: &Config, quiet: bool) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(asked) = config.threads_capped_from() {
         eprintln!(
@@ -153,49 +196,28 @@ pub fn run(
             config.threads()
         );
     }
-    if let Some(spec) = shard {
-        let spec = ShardSpec {
-            resume: resume_or_start,
-            ..spec
-        };
-        return run_shard(&config, config_path, spec, quiet);
-    }
-    on_interrupt(
-        config_path,
-        out_given.as_deref(),
-        config.checkpoint_records(),
+}
+
+/// The summary of a finished run on stderr: where it wrote, what it resumed or replaced,
+/// the table of outcomes and the reconciliation.
+fn print_summary(config_path: &Path, config: &Config, report: &pipeline::report::Report) {
+    eprintln!(
+        "posfilter: {} -> {}",
+        config_path.display(),
+        config.out_dir().display()
     );
-    let report = pipeline::run(&config)
-        .with_context(|| format!("run of {} failed", config_path.display()))?;
-    if !quiet {
+    if let Some(at) = report.resumed_from.last() {
+        eprintln!("  resumed at record {at} from the checkpoint in the output directory");
+    }
+    if report.replaced_files > 0 {
         eprintln!(
-            "posfilter: {} -> {}",
-            config_path.display(),
+            "  replaced {} files of a previous run in {}",
+            report.replaced_files,
             config.out_dir().display()
         );
-        if let Some(at) = report.resumed_from.last() {
-            eprintln!("  resumed at record {at} from the checkpoint in the output directory");
-        }
-        if report.replaced_files > 0 {
-            eprintln!(
-                "  replaced {} files of a previous run in {}",
-                report.replaced_files,
-                config.out_dir().display()
-            );
-        }
-        eprint!("{}", report.summary_table());
-        eprintln!("{}", report.reconciled_line());
     }
-    let incomplete = report.incomplete_input(config.max_rejected());
-    if incomplete.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Said even with --quiet: the exit status alone does not say what is missing.
-    eprintln!(
-        "posfilter: the run completed, but {}: exit status 1 (see rejected.jsonl)",
-        incomplete.join("; ")
-    );
-    Ok(ExitCode::from(1))
+    eprint!("{}", report.summary_table());
+    eprintln!("{}", report.reconciled_line());
 }
 
 /// One shard task: part `spec.shard` of the input into the output directory, a line on

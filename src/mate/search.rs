@@ -61,7 +61,7 @@ use super::table::{Probe, Table};
 use crate::shogi::checks::generate_checks_fast;
 use crate::shogi::movegen::interposing_drop_kinds;
 use crate::shogi::{Color, Hand, Move, MoveList, PieceType, Position};
-use child::{settled, summarize, Child};
+use child::{settled, summarize, Child, Summary};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -370,21 +370,54 @@ impl Searcher {
                 loop_head: NO_LOOP,
             };
         }
+        let mut kids = self.take_children(depth);
+        if or_node {
+            self.expand_or(pos, depth, &mut kids);
+        } else {
+            self.expand_and(pos, depth, &mut kids);
+        }
+        let s = self.search_children(pos, or_node, thpn, thdn, depth, &mut kids);
+        let mut out = self.finish(pos, or_node, &kids, &s, hand);
+        if out.loop_head as u32 >= depth {
+            // Every repetition it met is inside this node's subtree: its own value.
+            out.loop_head = NO_LOOP;
+        }
+        let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
+        self.store_outcome(pos, depth, hand, &out, amount);
+        self.stacks[depth as usize] = kids;
+        out
+    }
+
+    /// The children buffer of ply `depth`, empty (the one a node at that ply used last, so
+    /// that no node allocates once the stack has been that deep).
+    #[inline(always)]
+    fn take_children(&mut self, depth: u32) -> Vec<Child> {
         let d = depth as usize;
         if self.stacks.len() <= d {
             self.stacks.resize_with(d + 1, Vec::new);
         }
         let mut kids = std::mem::take(&mut self.stacks[d]);
         kids.clear();
-        if or_node {
-            self.expand_or(pos, depth, &mut kids);
-        } else {
-            self.expand_and(pos, depth, &mut kids);
-        }
-        let s = loop {
-            let s = summarize(&kids, or_node);
+        kids
+    }
+
+    /// The df-pn loop of one node: searches its most proving (OR) or disproving (AND) child
+    /// with the children's thresholds until the node is settled, exceeds a threshold or
+    /// the budget runs out; returns the last summary of its children.
+    #[inline(always)]
+    fn search_children(
+        &mut self,
+        pos: &mut Position,
+        or_node: bool,
+        thpn: PnDn,
+        thdn: PnDn,
+        depth: u32,
+        kids: &mut [Child],
+    ) -> Summary {
+        loop {
+            let s = summarize(kids, or_node);
             if s.pn == 0 || s.dn == 0 || s.pn >= thpn || s.dn >= thdn || self.out_of_budget() {
-                break s;
+                return s;
             }
             let best = kids[s.best];
             let (cthpn, cthdn) = if or_node {
@@ -413,15 +446,24 @@ impl Searcher {
                 loop_head: r.loop_head,
             };
             if settled(&kids[s.best], or_node) {
-                self.reveal(pos, or_node, depth, &mut kids, s.best);
+                self.reveal(pos, or_node, depth, kids, s.best);
             }
-        };
-        let mut out = self.finish(pos, or_node, &kids, &s, hand);
-        if out.loop_head as u32 >= depth {
-            // Every repetition it met is inside this node's subtree: its own value.
-            out.loop_head = NO_LOOP;
         }
-        let amount = (self.nodes - start + 1).min(u32::MAX as u64) as u32;
+    }
+
+    /// Stores a node's result (`amount`: the nodes its search took): a proof, a disproof
+    /// that holds regardless of the path (for one that rests on the mate-length cap: within
+    /// the plies the node had left), or the open numbers; a path-dependent disproof is not
+    /// stored.
+    #[inline(always)]
+    fn store_outcome(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        hand: Hand,
+        out: &Outcome,
+        amount: u32,
+    ) {
         let key = self.tt_key(pos);
         let stored_hand = if self.table.dominance() {
             out.hand
@@ -446,7 +488,5 @@ impl Searcher {
         } else {
             self.table.store(key, hand, out.pn, out.dn, 0, amount);
         }
-        self.stacks[d] = kids;
-        out
     }
 }

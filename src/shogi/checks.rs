@@ -94,39 +94,14 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
     let ksq = pos.king_square(us);
     let occ = pos.occupied();
     let empty = !occ & Bitboard::ALL;
-    // Exact direct-check squares per kind *placed* on the destination (see the module doc
-    // for why the current occupancy gives the exact set); drops use them too.
-    let g = attacks::gold(them, ek);
-    let b = attacks::bishop(ek, occ);
-    let r = attacks::rook(ek, occ);
-    let k = attacks::king(ek);
-    let mut direct = [g; PieceType::NUM];
-    direct[PieceType::Pawn.index()] = attacks::pawn(them, ek);
-    direct[PieceType::Lance.index()] = attacks::lance(them, ek, occ);
-    direct[PieceType::Knight.index()] = attacks::knight(them, ek);
-    direct[PieceType::Silver.index()] = attacks::silver(them, ek);
-    direct[PieceType::Bishop.index()] = b;
-    direct[PieceType::Rook.index()] = r;
-    direct[PieceType::Horse.index()] = b | k;
-    direct[PieceType::Dragon.index()] = r | k;
-    direct[PieceType::King.index()] = Bitboard::EMPTY;
+    let direct = direct_check_squares(them, ek, occ);
     push_check_drops(pos, list, us, &direct, empty);
 
     let own = pos.pieces_of(us);
     let target = !own & Bitboard::ALL;
     let pinned = pos.pinned(us);
     let discover = pos.blockers(us, ek) & own;
-    // The pieces `may_reach_check` keeps, by masks instead of one test per piece.
-    let steps =
-        pos.golds() | pos.pieces_of_type(PieceType::Silver) | pos.pieces_of_type(PieceType::Pawn);
-    let far = steps.and_not(Bitboard::from_bits(NEAR.0[ek.index()]))
-        | pos
-            .pieces_of_type(PieceType::Knight)
-            .and_not(Bitboard::from_bits(NEAR.1[ek.index()]))
-        | pos
-            .pieces_of_type(PieceType::Lance)
-            .and_not(Bitboard::from_bits(NEAR.2[ek.index()]));
-    for from in own.without(ksq).and_not(far.and_not(discover)) {
+    for from in own.without(ksq).and_not(too_far(pos, ek).and_not(discover)) {
         let Some(p) = pos.piece_on(from) else {
             continue;
         };
@@ -161,10 +136,63 @@ pub fn generate_checks_fast(pos: &Position, list: &mut MoveList) {
         push_checking(list, us, pt, from, promoted, plain);
     }
     if discover.has(ksq) {
-        for to in (attacks::king(ksq) & target).and_not(attacks::line(ek, ksq)) {
-            if pos.attackers_to(them, to, occ.without(ksq)).is_empty() {
-                list.push(Move::new(ksq, to, false));
-            }
+        push_king_discoveries(pos, list, ksq, ek, target);
+    }
+}
+
+/// Per kind *placed* on a destination, the squares from which it gives a direct check to
+/// the king of `them` on `ek`: exact with the current occupancy `occ` (see the module doc
+/// for why); drops use them too.
+#[inline(always)]
+fn direct_check_squares(them: Color, ek: Square, occ: Bitboard) -> [Bitboard; PieceType::NUM] {
+    let g = attacks::gold(them, ek);
+    let b = attacks::bishop(ek, occ);
+    let r = attacks::rook(ek, occ);
+    let k = attacks::king(ek);
+    let mut direct = [g; PieceType::NUM];
+    direct[PieceType::Pawn.index()] = attacks::pawn(them, ek);
+    direct[PieceType::Lance.index()] = attacks::lance(them, ek, occ);
+    direct[PieceType::Knight.index()] = attacks::knight(them, ek);
+    direct[PieceType::Silver.index()] = attacks::silver(them, ek);
+    direct[PieceType::Bishop.index()] = b;
+    direct[PieceType::Rook.index()] = r;
+    direct[PieceType::Horse.index()] = b | k;
+    direct[PieceType::Dragon.index()] = r | k;
+    direct[PieceType::King.index()] = Bitboard::EMPTY;
+    direct
+}
+
+/// The step pieces, knights and lances (of both sides) too far from the enemy king on `ek`
+/// to give a direct check in one move: the pieces [`may_reach_check`] rejects, by masks
+/// instead of one test per piece.
+#[inline(always)]
+fn too_far(pos: &Position, ek: Square) -> Bitboard {
+    let steps =
+        pos.golds() | pos.pieces_of_type(PieceType::Silver) | pos.pieces_of_type(PieceType::Pawn);
+    steps.and_not(Bitboard::from_bits(NEAR.0[ek.index()]))
+        | pos
+            .pieces_of_type(PieceType::Knight)
+            .and_not(Bitboard::from_bits(NEAR.1[ek.index()]))
+        | pos
+            .pieces_of_type(PieceType::Lance)
+            .and_not(Bitboard::from_bits(NEAR.2[ek.index()]))
+}
+
+/// Pushes the king moves (from `ksq`, onto `target`) that uncover a check on the enemy
+/// king on `ek` by leaving the line between them, to squares the enemy does not attack.
+#[inline(always)]
+fn push_king_discoveries(
+    pos: &Position,
+    list: &mut MoveList,
+    ksq: Square,
+    ek: Square,
+    target: Bitboard,
+) {
+    let them = pos.side_to_move().flip();
+    let occ = pos.occupied();
+    for to in (attacks::king(ksq) & target).and_not(attacks::line(ek, ksq)) {
+        if pos.attackers_to(them, to, occ.without(ksq)).is_empty() {
+            list.push(Move::new(ksq, to, false));
         }
     }
 }

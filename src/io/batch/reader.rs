@@ -310,19 +310,7 @@ impl Iterator for Batches {
                     return Some(Err(e));
                 }
             }
-            let mut games = Vec::new();
-            let read = match spec.format.framing() {
-                Framing::Fixed(size) => self
-                    .read_binary(size, starts_game(spec.format))
-                    .map(|b| (b, Vec::new())),
-                Framing::Line => self.read_text(),
-                Framing::Game => {
-                    let (bytes, spans) = self.read_games();
-                    games = spans;
-                    Ok((bytes, Vec::new()))
-                }
-            };
-            let (bytes, spans) = match read {
+            let (bytes, spans, games) = match self.read_framed(spec.format) {
                 Ok(x) => x,
                 Err(e) => {
                     self.failed = true;
@@ -336,52 +324,87 @@ impl Iterator for Batches {
                 }
                 continue;
             }
-            let first_ply = bytes.get(..40).and_then(psv_game_ply);
-            let first_new_game = match (self.last_ply, first_ply) {
-                (Some(prev), Some(cur)) => cur <= prev,
-                _ => true,
-            };
-            let by_games = !games.is_empty();
-            let mut batch = Batch {
-                seq: self.seq,
-                file: self.file,
-                path: self.path.clone(),
-                format: spec.format,
-                first_index: self.next_index,
-                offset: games.first().map_or(self.offset, |g| g.offset),
-                bytes,
-                spans,
-                games,
-                first_new_game,
-                disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
-                broken: None,
-                overlong: None,
-                next: self.point(),
-            };
-            let n = batch.len();
-            if n == 0 && !by_games {
-                // Only blank lines: consume them without a batch.
-                self.offset += batch.bytes.len() as u64;
-                continue;
+            if let Some(batch) = self.batch_of(spec.format, bytes, spans, games) {
+                return Some(Ok(batch));
             }
-            if spec.format == Format::Psv {
-                let last = batch.get_raw(n - 1);
-                self.last_ply = psv_game_ply(last);
-            }
-            self.seq += 1;
-            if !by_games {
-                // A game reader has moved `offset` past the games (and chunk headers) itself.
-                self.offset += batch.bytes.len() as u64;
-            }
-            if let Some((skipped, len)) = self.skipped.take() {
-                self.offset += skipped;
-                batch.overlong = Some(len);
-            }
-            self.next_index += n as u64;
-            batch.next = self.point();
-            return Some(Ok(batch));
         }
         None
+    }
+}
+
+impl Batches {
+    /// The next stretch of the open file, cut by its format's framing: the bytes, with the
+    /// spans of its lines (line formats) or its games (game formats).
+    fn read_framed(
+        &mut self,
+        format: Format,
+    ) -> Result<(Vec<u8>, Spans, Vec<GameSpan>), InputError> {
+        match format.framing() {
+            Framing::Fixed(size) => self
+                .read_binary(size, starts_game(format))
+                .map(|b| (b, Vec::new(), Vec::new())),
+            Framing::Line => self.read_text().map(|(b, s)| (b, s, Vec::new())),
+            Framing::Game => {
+                let (bytes, games) = self.read_games();
+                Ok((bytes, Vec::new(), games))
+            }
+        }
+    }
+
+    /// The batch of `bytes` just read (not empty), numbered and placed after the previous
+    /// one, with the reader moved past it; `None` when they hold only blank lines (then
+    /// consumed without a batch).
+    fn batch_of(
+        &mut self,
+        format: Format,
+        bytes: Vec<u8>,
+        spans: Spans,
+        games: Vec<GameSpan>,
+    ) -> Option<Batch> {
+        let first_ply = bytes.get(..40).and_then(psv_game_ply);
+        let first_new_game = match (self.last_ply, first_ply) {
+            (Some(prev), Some(cur)) => cur <= prev,
+            _ => true,
+        };
+        let by_games = !games.is_empty();
+        let mut batch = Batch {
+            seq: self.seq,
+            file: self.file,
+            path: self.path.clone(),
+            format,
+            first_index: self.next_index,
+            offset: games.first().map_or(self.offset, |g| g.offset),
+            bytes,
+            spans,
+            games,
+            first_new_game,
+            disk_end: self.disk.as_ref().map_or(0, DiskPosition::get),
+            broken: None,
+            overlong: None,
+            next: self.point(),
+        };
+        let n = batch.len();
+        if n == 0 && !by_games {
+            // Only blank lines: consume them without a batch.
+            self.offset += batch.bytes.len() as u64;
+            return None;
+        }
+        if format == Format::Psv {
+            let last = batch.get_raw(n - 1);
+            self.last_ply = psv_game_ply(last);
+        }
+        self.seq += 1;
+        if !by_games {
+            // A game reader has moved `offset` past the games (and chunk headers) itself.
+            self.offset += batch.bytes.len() as u64;
+        }
+        if let Some((skipped, len)) = self.skipped.take() {
+            self.offset += skipped;
+            batch.overlong = Some(len);
+        }
+        self.next_index += n as u64;
+        batch.next = self.point();
+        Some(batch)
     }
 }
 

@@ -310,9 +310,10 @@ fn mate_record(
     format: Format,
 ) -> Vec<u8> {
     let first = v.pv.first().copied();
-    if format == Format::Hcpe && first.is_none() {
-        // A checkmated position has no move: in mates.jsonl only, never a move-less hcpe
-        // record (dlshogi reads a file ending in one as hcpe3).
+    if matches!(format, Format::Hcpe | Format::Psv) && first.is_none() {
+        // A checkmated position has no move: in mates.jsonl only, never a move-less teacher
+        // record (dlshogi reads an hcpe file ending in one as hcpe3; YaneuraOu's learner
+        // searches it for a first move it has not: docs/formats.md).
         return Vec::new();
     }
     let winning = reason == DropReason::Mate;

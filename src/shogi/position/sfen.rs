@@ -179,25 +179,7 @@ fn parse_board(field: &str) -> Result<[Option<Piece>; 81], SfenError> {
                 promoted = true;
             }
             _ => {
-                let color = if c.is_ascii_uppercase() {
-                    Color::Black
-                } else {
-                    Color::White
-                };
-                let Some(base) = PieceType::from_letter(c.to_ascii_uppercase()) else {
-                    return Err(board_err(
-                        i,
-                        format!("unknown piece letter {:?}", c as char),
-                    ));
-                };
-                let pt = if promoted {
-                    if !base.can_promote() {
-                        return Err(board_err(i, format!("{:?} cannot be promoted", c as char)));
-                    }
-                    base.promote()
-                } else {
-                    base
-                };
+                let piece = letter_piece(c, promoted, i)?;
                 promoted = false;
                 if file <= 0 {
                     return Err(board_err(
@@ -206,8 +188,7 @@ fn parse_board(field: &str) -> Result<[Option<Piece>; 81], SfenError> {
                     ));
                 }
                 file -= 1;
-                board[Square::from_file_rank(file as u8, rank).index()] =
-                    Some(Piece::new(color, pt));
+                board[Square::from_file_rank(file as u8, rank).index()] = Some(piece);
             }
         }
     }
@@ -225,6 +206,35 @@ fn parse_board(field: &str) -> Result<[Option<Piece>; 81], SfenError> {
         ));
     }
     Ok(board)
+}
+
+/// The piece of SFEN letter `c` (at byte `offset` of the board field), promoted when a
+/// `+` came before it: uppercase is Black's, lowercase White's.
+#[inline(always)]
+fn letter_piece(c: u8, promoted: bool, offset: usize) -> Result<Piece, SfenError> {
+    let color = if c.is_ascii_uppercase() {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let Some(base) = PieceType::from_letter(c.to_ascii_uppercase()) else {
+        return Err(board_err(
+            offset,
+            format!("unknown piece letter {:?}", c as char),
+        ));
+    };
+    let pt = if promoted {
+        if !base.can_promote() {
+            return Err(board_err(
+                offset,
+                format!("{:?} cannot be promoted", c as char),
+            ));
+        }
+        base.promote()
+    } else {
+        base
+    };
+    Ok(Piece::new(color, pt))
 }
 
 fn parse_hands(field: &str) -> Result<[Hand; 2], SfenError> {

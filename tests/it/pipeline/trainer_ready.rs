@@ -227,3 +227,40 @@ fn no_hcpe_file_we_write_holds_a_record_without_a_move() {
         assert_eq!(mv.to_usi(), line["pv"][0].as_str().unwrap());
     }
 }
+
+/// mates.psv holds the mates and mated positions, each with the first move of its PV as a
+/// legal move; the checkmated ones (no move) are only in mates.jsonl, as for mates.hcpe
+/// (YaneuraOu's learner reads the first move of a 1-ply search's PV on the positions it
+/// reports its loss on, and a checkmated position has none: docs/formats.md). Truth: the
+/// mates.jsonl lines and the records decoded back.
+#[test]
+fn mates_psv_holds_no_checkmated_position() {
+    let dir = TempDir::new("mates-psv-checkmated");
+    let input = dir.join("games.psv");
+    std::fs::write(&input, teacher(Format::Psv, 0, 6000)).unwrap();
+    let text = format!(
+        "[input]\npaths = [{:?}]\n[output]\ndir = \"out\"\n[filter.mate]\nnodes = 300\n",
+        input.display().to_string()
+    );
+    let cfg = dir.join("p.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let (out, _) = run(&dir, cfg.to_str().unwrap(), "psv-mates");
+    let r = report(&out);
+    super::reconciles(&r);
+    let lines = super::jsonl_lines(&out.join("mates.jsonl"));
+    let checkmated = lines.iter().filter(|l| l["kind"] == "checkmated").count();
+    let dropped = &r["records"]["dropped"]["checkmated"];
+    assert!(checkmated > 0 && checkmated as u64 == dropped.as_u64().unwrap());
+    let with_move: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["kind"] != "checkmated").collect();
+    assert!(!with_move.is_empty());
+    let mates = std::fs::read(out.join("mates.psv")).unwrap();
+    assert_eq!((mates.len() % 40, mates.len() / 40), (0, with_move.len()));
+    for (rec, line) in mates.chunks(40).zip(with_move) {
+        let d = codec::decode(Format::Psv, rec).unwrap();
+        assert_eq!(d.position.to_sfen(), line["sfen"].as_str().unwrap());
+        let t = d.teacher.unwrap();
+        assert!(t.raw_move != 0 && t.move_legal, "{line}");
+        assert_eq!(t.mv.unwrap().to_usi(), line["pv"][0].as_str().unwrap());
+    }
+}
