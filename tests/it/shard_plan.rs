@@ -288,7 +288,7 @@ ab109eedaf10964b213e8e49210c0000c01b0000";
 /// An hcpe file whose best moves chain without a break over more than the 65,536 records
 /// the reader looks ahead for a game start (`cycles` turns of [`HCPE_CYCLE`]), between two
 /// stretches of real teacher games.
-fn hcpe_with_a_long_chain(cycles: usize) -> Vec<u8> {
+pub(crate) fn hcpe_with_a_long_chain(cycles: usize) -> Vec<u8> {
     use posfilter::codec::game::infer::chained;
     let cycle: Vec<u8> = (0..HCPE_CYCLE.len() / 2)
         .map(|i| u8::from_str_radix(&HCPE_CYCLE[2 * i..2 * i + 2], 16).unwrap())
