@@ -53,8 +53,11 @@ pub fn reduce_bucket(
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out_dir.display())))?;
     let lock_name = format!("{}.lock", dup_list_name(j, m));
     let purpose = format!("posfilter merge --dedup-partition {j}/{m}");
-    let _lock =
+    let lock =
         OutputLock::acquire_named(out_dir, &lock_name, &purpose).map_err(io::Error::other)?;
+    if let Some(notice) = lock.takeover_notice() {
+        crate::pipeline::progress::warn(&notice);
+    }
     let mut readers = Vec::with_capacity(shards.len());
     for (dir, _) in shards {
         readers.push(KeyRunReader::open(

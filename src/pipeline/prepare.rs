@@ -130,19 +130,19 @@ fn lock_output(config: &Config) -> Result<OutputLock, PipelineError> {
     lock_dir(&config.out_dir, purpose, config.progress)
 }
 
-/// Takes the lock on directory `dir` (which exists) for `purpose`, saying so (with
-/// `progress`) when it takes over a stale one: before anything in `dir` is read or removed.
+/// Takes the lock on directory `dir` (which exists) for `purpose`, before anything in `dir`
+/// is read or removed. Says so when it takes over a stale lock: with `progress`, and
+/// always for an earlier attempt's lock from another host (the job's log keeps the line).
 pub(crate) fn lock_dir(
     dir: &std::path::Path,
     purpose: &str,
     progress: bool,
 ) -> Result<OutputLock, PipelineError> {
     let lock = OutputLock::acquire(dir, purpose)?;
-    if let (Some(stale), true) = (lock.took_over(), progress) {
-        progress::warn(&format!(
-            "{}: took over the lock of {stale}, which is no longer running",
-            dir.display()
-        ));
+    if let Some(notice) = lock.takeover_notice() {
+        if progress || lock.superseded() {
+            progress::warn(&notice);
+        }
     }
     Ok(lock)
 }

@@ -19,7 +19,14 @@ pub(crate) fn posfilter(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
         "SLURM_ARRAY_TASK_ID",
         "SLURM_ARRAY_TASK_COUNT",
         "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_JOB_ID",
+        "SLURM_JOB_ID",
+        "SLURM_RESTART_COUNT",
+        "SLURM_CLUSTER_NAME",
         "JOB_COMPLETION_INDEX",
+        "POSFILTER_JOB_UID",
+        "POSFILTER_INDEX_FAILURES",
+        "POSFILTER_INDEX_IGNORED_FAILURES",
     ] {
         cmd.env_remove(var);
     }

@@ -11,6 +11,7 @@ use crate::pipeline::config;
 use crate::pipeline::games::first_games;
 use crate::support::{jsonl, TempDir};
 use posfilter::codec::game::GameFormat;
+use std::path::Path;
 
 #[test]
 fn game_format_shards_gather_to_one_run() {
@@ -42,9 +43,16 @@ fn game_format_shards_gather_to_one_run() {
     }
     assert!(r["games_written"].as_u64().unwrap() > 0);
     assert!(r["hcpe_games_inferred"].as_u64().unwrap() > 0);
-    for (n, m) in [(1usize, 1u32), (2, 2), (3, 1), (5, 2)] {
-        let tag = format!("g{n}{m}");
-        let dirs = shards(&cfg, &dir, &tag, n, m);
+    let cases = [(1, 1), (2, 2), (3, 1), (5, 2)];
+    gathers_to_one_run(&cfg, &dir, &single, "games", &cases);
+}
+
+/// For each `(N, M)` of `cases`: `N` shards of `cfg`, the reduce of `M` buckets (if more
+/// than one) and the gather hold the bytes of one run (`single`).
+fn gathers_to_one_run(cfg: &str, dir: &TempDir, single: &Path, what: &str, cases: &[(usize, u32)]) {
+    for &(n, m) in cases {
+        let tag = format!("{what}{n}{m}").replace(' ', "-");
+        let dirs = shards(cfg, dir, &tag, n, m);
         let lists = dir.join(&format!("dups{tag}"));
         let given = (m > 1).then(|| {
             reduce(&dirs, m, &lists);
@@ -53,6 +61,24 @@ fn game_format_shards_gather_to_one_run() {
         let merged = dir.join(&format!("merged{tag}"));
         let (code, err) = gather(&dirs, given, &merged);
         assert_eq!(code, 0, "N={n} M={m}: {err}");
-        same_as_one_run(&single, &merged, &format!("games N={n} M={m}"));
+        same_as_one_run(single, &merged, &format!("{what} N={n} M={m}"));
     }
+}
+
+/// hcpe whose best moves chain past the reader's look-ahead (the shard plan's whole-file
+/// fallback, `shard_plan::parts_of_hcpe_with_a_chain_longer_than_the_look_ahead_...`):
+/// the shards gathered are still one run.
+#[test]
+fn hcpe_with_a_chain_longer_than_the_look_ahead_shards_gather_to_one_run() {
+    let dir = TempDir::new("cluster-hcpe-chain");
+    let hcpe = dir.join("chain.hcpe");
+    std::fs::write(&hcpe, crate::shard_plan::hcpe_with_a_long_chain(17_500)).unwrap();
+    let cfg = config(
+        &dir,
+        &[hcpe.as_path()],
+        "[workers]\nbatch_records = 1000\n[filter.mate]\nenabled = false\n",
+    );
+    let single = dir.join("single");
+    crate::cluster::ok(&["run", &cfg, "--out", single.to_str().unwrap(), "--quiet"]);
+    gathers_to_one_run(&cfg, &dir, &single, "hcpe chain", &[(2, 1), (3, 2)]);
 }

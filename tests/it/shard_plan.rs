@@ -274,3 +274,57 @@ fn parts_of_game_formats_and_inferred_hcpe_games_are_the_whole_readers_batches()
     specs.push(spec(&hz, Format::Hcpe));
     check(&specs, true, &[1, 97, 1000], &[1, 2, 3, 5, 8]);
 }
+
+/// Four hcpe records written by cshogi 1.1.0 (`Board.to_hcp`, `move16`): the start
+/// position and the positions after 2h3h, 8b7b, 3h2h, each with that move as its best
+/// move, so that the fourth's best move (7b8b) leads back to the first: a cycle whose
+/// best moves chain forever.
+const HCPE_CYCLE: &str = "\
+58a449210cd757217e8e4d212caf427814c2ab109e4d212cd75f213e8e49210c00001908000059a449210cd7\
+57211c9b42fc2caf427814c2ab109e4d212cd75f213e8e49210c00003720000058a449210cd757211c9b42fc\
+2caf427814c2ab109eedaf10964b213e8e49210c0000900c000059a449210cd757217e8e4d212caf427814c2\
+ab109eedaf10964b213e8e49210c0000c01b0000";
+
+/// An hcpe file whose best moves chain without a break over more than the 65,536 records
+/// the reader looks ahead for a game start (`cycles` turns of [`HCPE_CYCLE`]), between two
+/// stretches of real teacher games.
+pub(crate) fn hcpe_with_a_long_chain(cycles: usize) -> Vec<u8> {
+    use posfilter::codec::game::infer::chained;
+    let cycle: Vec<u8> = (0..HCPE_CYCLE.len() / 2)
+        .map(|i| u8::from_str_radix(&HCPE_CYCLE[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let records: Vec<&[u8]> = cycle.chunks(38).collect();
+    for (i, r) in records.iter().enumerate() {
+        assert!(chained(r, records[(i + 1) % 4]), "cycle record {i}");
+    }
+    let teacher = crate::games::unzstd("codec/teacher.hcpe.zst");
+    let mut bytes = teacher[..38 * 2500].to_vec();
+    bytes.extend(cycle.repeat(cycles));
+    bytes.extend_from_slice(&teacher[38 * 2500..38 * 5000]);
+    bytes
+}
+
+/// The plan's fallback: where a chain of best moves with no break runs past the reader's
+/// look-ahead, the reader cuts a batch without a game start, which the records around a
+/// cut cannot tell, and the plan reads the whole file with the batch reader instead. The
+/// parts are still the whole reader's batches (and the reader does cut without a start: a
+/// batch runs its whole look-ahead).
+#[test]
+fn parts_of_hcpe_with_a_chain_longer_than_the_look_ahead_are_the_whole_readers_batches() {
+    let dir = TempDir::new("plan-hcpe-chain");
+    let path = dir.join("chain.hcpe");
+    std::fs::write(&path, hcpe_with_a_long_chain(17_500)).unwrap();
+    let specs = [spec(&path, Format::Hcpe)];
+    let opts = BatchOptions {
+        records: 1000,
+        align_games: true,
+    };
+    let all = whole(&specs, opts);
+    let lens: Vec<(usize, bool)> = all.iter().map(|b| (b.len, b.new_game[0])).collect();
+    let cut_inside = lens.windows(2).any(|w| w[0].0 > 65_536 && w[1].0 > 0);
+    assert!(
+        cut_inside,
+        "no batch ran the reader's whole look-ahead: {lens:?}"
+    );
+    check(&specs, true, &[1000], &[1, 2, 3, 5]);
+}

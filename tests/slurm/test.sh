@@ -69,20 +69,23 @@ printf '%s\n' '[input]' 'paths = ["a.psv", "b.psfen", "c.sfen"]' '[output]' 'dir
 POSFILTER="$posfilter" bash examples/slurm/submit.sh "$data/pipeline.toml" "$work/job" \
     "$work/merged" 4 2 --cpus-per-task=1 --wait >/dev/null ||
     fail "the job of examples/slurm failed"
-(cd "$work/single" && find . -type f | sort) >"$work/single.all"
-(cd "$work/merged" && find . -type f | sort) >"$work/merged.all"
-cmp -s "$work/single.all" "$work/merged.all" || fail "the job wrote other files than one run"
-grep -v -e '^./report.json$' -e '^./report.html$' "$work/single.all" >"$work/single.files"
-# report.html: the page the report module renders from the merged report.json (the page
-# names its directory: rendered again in place).
-cp "$work/merged/report.html" "$work/page.html"
-"$posfilter" report "$work/merged" >/dev/null
-cmp "$work/page.html" "$work/merged/report.html" ||
-    fail "report.html is not the page of the merged report.json"
-while read -r f; do
-    cmp "$work/single/$f" "$work/merged/$f" || fail "$f differs from one run's"
-done <"$work/single.files"
-python3 -c '
+# Fails unless output directory $1 holds exactly the files of one run ($work/single).
+same_as_single() {
+    local merged=$1
+    (cd "$work/single" && find . -type f | sort) >"$work/single.all"
+    (cd "$merged" && find . -type f | sort) >"$work/merged.all"
+    cmp -s "$work/single.all" "$work/merged.all" || fail "$merged: other files than one run's"
+    grep -v -e '^./report.json$' -e '^./report.html$' "$work/single.all" >"$work/single.files"
+    # report.html: the page the report module renders from the merged report.json (the
+    # page names its directory: rendered again in place).
+    cp "$merged/report.html" "$work/page.html"
+    "$posfilter" report "$merged" >/dev/null
+    cmp "$work/page.html" "$merged/report.html" ||
+        fail "$merged: report.html is not the page of the merged report.json"
+    while read -r f; do
+        cmp "$work/single/$f" "$merged/$f" || fail "$merged: $f differs from one run's"
+    done <"$work/single.files"
+    python3 -c '
 import json, sys
 def load(p):
     r = json.load(open(p))
@@ -95,7 +98,68 @@ def load(p):
     r["config"]["workers"]["threads"] = None
     return r
 sys.exit(load(sys.argv[1]) != load(sys.argv[2]))
-' "$work/single/report.json" "$work/merged/report.json" || fail "report.json differs from one run's"
+' "$work/single/report.json" "$merged/report.json" || fail "$merged: report.json differs from one run's"
+}
+same_as_single "$work/merged"
 echo "slurm test: the job of examples/slurm ($(wc -l <"$work/single.files") files) equals one run"
 
-echo "slurm test: 3 passed, 0 failed"
+# 4. A shard task requeued onto another node takes over the lock its killed attempt left.
+#    Task 0 of a --requeue array (examples/slurm/shard.sbatch, N = 2, M = 1) stops while it
+#    holds its shard directory: the test hook makes posfilter exit after its first
+#    checkpoint, leaving its lock and checkpoint as a kill would. The lock's host is then
+#    rewritten (one node here: the other node is the one simulated part) and the task
+#    waits. Another job given the same directory is refused (exit 2). `scontrol requeue`
+#    makes Slurm kill the task and run it again with SLURM_RESTART_COUNT=1: that attempt
+#    takes the lock over, resumes, and the job's output equals one run.
+rq="$work/requeue"
+mkdir -p "$rq/work"
+shard_sbatch="$PWD/examples/slurm/shard.sbatch"
+cat >"$rq/shard.sh" <<SCRIPT
+#!/usr/bin/env bash
+set -euo pipefail
+export POSFILTER="$posfilter"
+if [ "\$SLURM_ARRAY_TASK_ID" = 0 ] && [ "\${SLURM_RESTART_COUNT:-0}" = 0 ]; then
+    rc=0
+    POSFILTER_STOP_AFTER_CHECKPOINTS=1 bash "$shard_sbatch" "$data/pipeline.toml" "$rq/work" 1 ||
+        rc=\$?
+    [ \$rc = 75 ] || { echo "attempt 0 exited with \$rc, not at its checkpoint"; exit 1; }
+    python3 -c 'import json, sys
+p = sys.argv[1]; h = json.load(open(p)); h["host"] = "node-gone"; json.dump(h, open(p, "w"))' \
+        "$rq/work/shard-0/posfilter.lock"
+    touch "$rq/attempt-0-stopped"
+    exec sleep 600
+fi
+exec bash "$shard_sbatch" "$data/pipeline.toml" "$rq/work" 1
+SCRIPT
+array=$(sbatch --parsable --requeue --open-mode=append --array=0-1 --cpus-per-task=1 \
+    --output="$rq/shard-%a.out" "$rq/shard.sh")
+for _ in $(seq 1200); do
+    [ -e "$rq/attempt-0-stopped" ] && break
+    sleep 0.1
+done
+[ -e "$rq/attempt-0-stopped" ] || fail "task 0 did not stop at its checkpoint"
+if sbatch --wait --output="$rq/other.out" --wrap "$posfilter run $data/pipeline.toml \
+    --shard 0/2 --resume-or-start --quiet --out $rq/work/shard-0" >/dev/null; then
+    fail "another job took the lock of shard 0"
+fi
+grep -q "is locked by process [0-9]* on host node-gone" "$rq/other.out" ||
+    fail "another job was not refused by the lock: $(cat "$rq/other.out")"
+scontrol requeue "${array}_0"
+# Slurm delays a requeued job (a BeginTime some two minutes on, set once the killed
+# attempt has completed): let it start now.
+for _ in $(seq 100); do
+    [ "$(squeue -h -j "${array}_0" -o %r)" = BeginTime ] && break
+    sleep 0.2
+done
+scontrol update JobId="${array}_0" StartTime=now
+sbatch --wait --dependency="afterok:$array" --output="$rq/gather.out" \
+    --wrap "$posfilter merge $rq/work/shard-* --out $rq/merged --quiet" >/dev/null ||
+    fail "the requeued job failed: $(cat "$rq"/*.out)"
+taken="took over the lock of process [0-9]* on host node-gone .*restart 0).* later attempt"
+taken+=" of that task (Slurm job ${array}_0.*, restart 1)"
+grep -q "$taken" "$rq/shard-0.out" ||
+    fail "the requeued task did not take the lock over: $(cat "$rq/shard-0.out")"
+same_as_single "$rq/merged"
+echo "slurm test: a shard task requeued (restart 1) took over its lock; the job equals one run"
+
+echo "slurm test: 4 passed, 0 failed"

@@ -13,12 +13,21 @@
 //!     booted since. It is taken over: moved to a private name, checked to be still the lock
 //!     judged stale (else put back) and removed; [`OutputLock::took_over`] names it.
 //!   - *held* when its holder runs on this host: refused ([`LockError::Held`]).
-//!   - *foreign* when its holder ran on another host, which this host cannot check:
-//!     refused ([`LockError::OtherHost`]), saying which file to remove if no run is using
-//!     the directory.
+//!   - *superseded* when its holder ran on another host as an earlier attempt of the
+//!     scheduler task this process runs as ([`SchedulerTask::supersedes`]: a Slurm job
+//!     requeued, a Kubernetes Indexed Job's pod retried). The scheduler ends an attempt
+//!     before it starts the next, so the holder is gone: taken over as a stale lock is,
+//!     and [`OutputLock::takeover_notice`] says so.
+//!   - *foreign* when its holder ran on another host, which this host cannot check, and is
+//!     not superseded: refused ([`LockError::OtherHost`]), saying which file to remove if
+//!     no run is using the directory. Another task given the same directory stops here.
 //! - Dropping an [`OutputLock`] removes the file if it still holds this holder. A process
 //!   that exits without dropping it (killed, interrupted) leaves a stale lock, which the
 //!   next writer on this host takes over.
+
+mod task;
+
+pub use task::SchedulerTask;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -46,6 +55,9 @@ pub struct LockHolder {
     pub started_unix: u64,
     /// What the holder does (e.g. `posfilter run pipeline.toml`).
     pub purpose: String,
+    /// The scheduler task the holder runs as, if it runs under one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<SchedulerTask>,
 }
 
 impl LockHolder {
@@ -61,13 +73,17 @@ impl LockHolder {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             purpose: purpose.to_string(),
+            task: SchedulerTask::from_env(),
         }
     }
 
     /// Whether the holder may still be running, judged from this host.
     fn state(&self, me: &LockHolder) -> HolderState {
         if self.host != me.host {
-            return HolderState::Foreign;
+            return match (&self.task, &me.task) {
+                (Some(held), Some(mine)) if mine.supersedes(held) => HolderState::Superseded,
+                _ => HolderState::Foreign,
+            };
         }
         if matches!((&self.boot_id, &me.boot_id), (Some(a), Some(b)) if a != b) {
             return HolderState::Gone;
@@ -87,12 +103,16 @@ impl fmt::Display for LockHolder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "process {} on host {} ({}, started {})",
+            "process {} on host {} ({}, started {}",
             self.pid,
             self.host,
             self.purpose,
             utc_time(self.started_unix)
-        )
+        )?;
+        match &self.task {
+            Some(task) => write!(f, ", as {task})"),
+            None => write!(f, ")"),
+        }
     }
 }
 
@@ -101,6 +121,8 @@ impl fmt::Display for LockHolder {
 enum HolderState {
     Running,
     Gone,
+    /// On another host, an earlier attempt of this process's scheduler task.
+    Superseded,
     Foreign,
 }
 
@@ -154,7 +176,8 @@ pub enum LockError {
 pub struct OutputLock {
     path: PathBuf,
     holder: LockHolder,
-    took_over: Option<LockHolder>,
+    /// The lock replaced, and whether it was an earlier attempt's on another host.
+    took_over: Option<(LockHolder, HolderState)>,
 }
 
 impl OutputLock {
@@ -197,9 +220,9 @@ impl OutputLock {
                         holder: Box::new(holder),
                     })
                 }
-                HolderState::Gone => {
+                state @ (HolderState::Gone | HolderState::Superseded) => {
                     if remove_stale(dir, &path, &holder, &me)? {
-                        took_over = Some(holder);
+                        took_over = Some((holder, state));
                     }
                 }
             }
@@ -217,7 +240,31 @@ impl OutputLock {
 
     /// The stale lock this one replaced, if any.
     pub fn took_over(&self) -> Option<&LockHolder> {
-        self.took_over.as_ref()
+        self.took_over.as_ref().map(|(holder, _)| holder)
+    }
+
+    /// Whether the lock replaced was an earlier attempt's of this scheduler task, on
+    /// another host.
+    pub fn superseded(&self) -> bool {
+        matches!(self.took_over, Some((_, HolderState::Superseded)))
+    }
+
+    /// The line to print when this lock replaced another: the lock file, the old holder,
+    /// and why it was judged gone.
+    pub fn takeover_notice(&self) -> Option<String> {
+        let (old, state) = self.took_over.as_ref()?;
+        let why = match (state, &self.holder.task) {
+            (HolderState::Superseded, Some(task)) => format!(
+                ": this process on host {} is a later attempt of that task ({task}), and the \
+                 scheduler ends an attempt before it starts the next",
+                self.holder.host
+            ),
+            _ => ", which is no longer running".to_string(),
+        };
+        Some(format!(
+            "{}: took over the lock of {old}{why}",
+            self.path.display()
+        ))
     }
 
     /// The holder of the lock on `dir`, if there is a readable one.

@@ -29,7 +29,7 @@ mod counted;
 pub mod lock;
 pub(crate) use counted::Counted;
 pub use counted::FileMark;
-pub use lock::{LockError, LockHolder, OutputLock};
+pub use lock::{LockError, LockHolder, OutputLock, SchedulerTask};
 
 /// Errors writing output.
 #[derive(Debug, Error)]
