@@ -41,7 +41,8 @@ echo "\$SLURM_ARRAY_TASK_ID \$SLURM_ARRAY_TASK_COUNT" > "$work/jobs/task-\$SLURM
 "$posfilter" --version >> "$work/jobs/task-\$SLURM_ARRAY_TASK_ID"
 EOF
 array=$(sbatch --parsable --array=0-3 "$work/jobs/array.sh")
-sbatch --wait --dependency="afterok:$array" --output="$work/jobs/after.out" \
+sbatch --wait --kill-on-invalid-dep=yes --dependency="afterok:$array" \
+    --output="$work/jobs/after.out" \
     --wrap "cat $work/jobs/task-* > $work/jobs/all" >/dev/null
 for i in 0 1 2 3; do
     grep -qx "$i 4" "$work/jobs/task-$i" || fail "array task $i did not see index $i of 4"
@@ -151,8 +152,14 @@ for _ in $(seq 100); do
     [ "$(squeue -h -j "${array}_0" -o %r)" = BeginTime ] && break
     sleep 0.2
 done
+# Slurm revokes the killed attempt's credential with a resolution of one second: an attempt
+# started in the same second as the kill is refused ("Job credential revoked") and fails.
+sleep 2
 scontrol update JobId="${array}_0" StartTime=now
-sbatch --wait --dependency="afterok:$array" --output="$rq/gather.out" \
+# --kill-on-invalid-dep: should the requeued task fail after all, the gather is cancelled
+# (sbatch --wait fails) instead of pending forever on a dependency never satisfied.
+timeout 600 sbatch --wait --kill-on-invalid-dep=yes --dependency="afterok:$array" \
+    --output="$rq/gather.out" \
     --wrap "$posfilter merge $rq/work/shard-* --out $rq/merged --quiet" >/dev/null ||
     fail "the requeued job failed: $(cat "$rq"/*.out)"
 taken="took over the lock of process [0-9]* on host node-gone .*restart 0).* later attempt"
