@@ -27,9 +27,7 @@
 //!   (a line, a compressed stream or a game's framing cannot be entered in the middle); it
 //!   keeps at most [`MAX_SCANNED_POINTS`] boundaries per file, evenly spread.
 
-use super::batch::{
-    starts_game, BatchOptions, Batches, InputSpec, ResumePoint, StartsGame, MAX_ALIGN_EXTRA,
-};
+use super::batch::{BatchOptions, Batches, CutRule, InputSpec, ResumePoint, MAX_ALIGN_EXTRA};
 use super::input::{self, InputError};
 use crate::codec::psfen::psv_game_ply;
 use crate::codec::Format;
@@ -55,13 +53,9 @@ enum Cuts {
     /// Uncompressed records of this size: a boundary at every multiple of the batch size
     /// (psv: with the gamePly of the record before, which tells whether a game starts).
     Fixed { size: u64, psv: bool },
-    /// Uncompressed psv or hcpe read with game alignment: the first game start (`starts`)
+    /// Uncompressed psv or hcpe read with game alignment: the first game start (by `rule`)
     /// at or after each multiple of the batch size.
-    Aligned {
-        size: u64,
-        psv: bool,
-        starts: StartsGame,
-    },
+    Aligned { size: u64, psv: bool, rule: CutRule },
     /// Boundaries found by reading the file (file-relative indices, file number 0), the
     /// file's start excluded and its end excluded.
     Scanned(Vec<ResumePoint>),
@@ -184,14 +178,14 @@ fn boundary_at_or_after(
             Some(at(multiple, *size, ply))
         }
         Cuts::Fixed { .. } => None,
-        Cuts::Aligned { size, psv, starts } => {
+        Cuts::Aligned { size, psv, rule } => {
             // hcpe has no bound on a game's length: look around for a cut without a start.
             let back = if *psv {
                 0
             } else {
                 MAX_ALIGN_EXTRA as u64 + batch
             };
-            match game_start(path, *size, *starts, multiple, back)? {
+            match game_start(path, *size, *rule, multiple, back)? {
                 Start::At(p, last) => {
                     let ply = if *psv { psv_game_ply(&last) } else { None };
                     Some(at(p, *size, ply))
@@ -229,9 +223,10 @@ fn file_cuts(spec: &InputSpec, opts: BatchOptions) -> Result<(u64, Cuts), InputE
         let len = std::fs::metadata(&spec.path).map_err(io)?.len();
         let (size, psv) = (size as u64, spec.format == Format::Psv);
         let records = len.div_ceil(size);
-        let cuts = match starts_game(spec.format).filter(|_| opts.align_games) {
-            Some(starts) => Cuts::Aligned { size, psv, starts },
-            None => Cuts::Fixed { size, psv },
+        let rule = CutRule::new(spec.format, size as usize, opts);
+        let cuts = match rule.is_aligned() {
+            true => Cuts::Aligned { size, psv, rule },
+            false => Cuts::Fixed { size, psv },
         };
         return Ok((records, cuts));
     }
@@ -294,7 +289,7 @@ enum Start {
     Unsure,
 }
 
-/// The first game start (record `p` with `starts(record p - 1, record p)`) at or after
+/// The first game start (record `p` with `rule.starts_game(record p - 1, record p)`) at or after
 /// record `from` of an uncompressed file of `size`-byte records, within the
 /// [`MAX_ALIGN_EXTRA`] records the reader looks ahead. With `back` > 0 the records from
 /// `from - back` are read too, and any stretch of `MAX_ALIGN_EXTRA` records without a start
@@ -302,7 +297,7 @@ enum Start {
 fn game_start(
     path: &Path,
     size: u64,
-    starts: StartsGame,
+    rule: CutRule,
     from: u64,
     back: u64,
 ) -> Result<Start, InputError> {
@@ -329,7 +324,7 @@ fn game_start(
             break;
         }
         for rec in records.chunks_exact(size as usize) {
-            if p > lo && starts(&prev, rec) {
+            if p > lo && rule.starts_game(&prev, rec) {
                 longest = longest.max(p - last_start);
                 last_start = p;
                 if p >= from && found.is_none() {

@@ -5,12 +5,12 @@
 //! # Invariants
 //! - A record gets the decision a run with the same `[filter]` and `[workers]` settings gives
 //!   it when the records of each `decide` call are one input file of that run, in call order:
-//!   dedup carries over from call to call as from file to file, psv games and their history
-//!   do not (a run starts a game at each file).
-//! - A call's records are cut into batches as a run cuts a file (`workers.batch_records`, a
-//!   psv batch only where a game starts), decided on `workers.threads` workers (the run's
-//!   [`Crew`]) and committed in input order, so the outcomes are the same for any thread
-//!   count.
+//!   dedup carries over from call to call as from file to file, psv and hcpe games and their
+//!   history do not (a run starts a game at each file).
+//! - A call's records are cut into batches by the run's own rule for a file
+//!   ([`CutRule`]: `workers.batch_records`, a psv or hcpe batch only where a game starts),
+//!   decided on `workers.threads` workers (the run's [`Crew`]) and committed in input order,
+//!   so the outcomes are the same for any thread count.
 //! - Record indices count from 0 over all calls; a duplicate names the index of its first
 //!   record.
 //! - Once [`Decider::stop_flag`] is set, a call stops within a record (a search within 1,024
@@ -19,13 +19,12 @@
 use super::commit::duplicate_of;
 use super::config::{self, Config, ConfigError, RawConfig};
 use super::error::PipelineError;
-use super::schedule::{Crew, Feed};
+use super::schedule::{batch_options, Crew, Feed};
 use super::settings::Settings;
 use super::worker::RecordOutcome;
-use crate::codec::psfen::psv_game_ply;
 use crate::codec::Format;
 use crate::filter::{Decision, DropReason, FirstSeen};
-use crate::io::batch::RecordRef;
+use crate::io::batch::{starts_new_game, CutRule, RecordRef};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,17 +114,21 @@ impl Decider {
                     index: first + i as u64,
                     offset: 0,
                     bytes: records[i],
-                    new_game: i == range.start || starts_game(format, records[i - 1], records[i]),
+                    new_game: starts_new_game(
+                        format,
+                        i.checked_sub(1).map(|j| records[j]),
+                        records[i],
+                    ),
                 });
                 worker.decide_all(format, 0, refs, None, settings, &|_| {}, &mut outcome);
                 outcome
             })
         };
+        let opts = batch_options(self.batch_records);
         let mut cuts = Cuts {
-            format,
+            rule: CutRule::new(format, format.record_size().unwrap_or(0), opts),
             records,
             at: 0,
-            size: self.batch_records.max(1),
         };
         crew.in_order(&mut cuts, &process, |range, mut outcome| {
             if abort.load(Ordering::Relaxed) {
@@ -148,42 +151,26 @@ impl Decider {
     }
 }
 
-/// A call's records cut into batches as a run cuts a file.
+/// A call's records cut into batches as a run cuts a file (by the reader's [`CutRule`]).
 struct Cuts<'a> {
-    format: Format,
+    rule: CutRule,
     records: &'a [&'a [u8]],
     /// The first record of the next batch.
     at: usize,
-    /// Records per batch (psv: at least).
-    size: usize,
 }
 
 impl Feed for Cuts<'_> {
     type Piece = Range<usize>;
 
     fn next_piece(&mut self) -> Option<Result<Range<usize>, PipelineError>> {
-        let n = self.records.len();
-        if self.at == n {
+        if self.at == self.records.len() {
             return None;
         }
-        let mut end = n.min(self.at.saturating_add(self.size));
-        // As `io::batch` cuts a psv file: only where a game starts.
-        while end < n && !starts_game(self.format, self.records[end - 1], self.records[end]) {
-            end += 1;
-        }
+        let end = self.rule.end_in(self.records, self.at);
         let piece = self.at..end;
         self.at = end;
         Some(Ok(piece))
     }
 
     fn recycle(&mut self, _: Range<usize>) {}
-}
-
-/// Whether record `rec`, after `prev`, starts a game: always, but in psv only where its
-/// gamePly is not greater than the previous record's (the rule of `io::batch`).
-fn starts_game(format: Format, prev: &[u8], rec: &[u8]) -> bool {
-    format != Format::Psv
-        || psv_game_ply(rec)
-            .zip(psv_game_ply(prev))
-            .is_some_and(|(ply, before)| ply <= before)
 }

@@ -63,7 +63,7 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
     let out_dir = &config.out_dir;
     let out_err = PipelineError::output_in(out_dir);
     let input_specs = specs(&plan.paths, &plan.detections);
-    let shard_plan = ShardPlan::new(&input_specs, batch_options(config), req.parts)?;
+    let shard_plan = ShardPlan::new(&input_specs, batch_options(config.batch_records), req.parts)?;
     let (from, to) = shard_plan
         .part(req.part)
         .ok_or_else(|| PipelineError::Shards(format!("no part {} of {}", req.part, req.parts)))?;
@@ -108,7 +108,7 @@ pub(crate) fn run_part(config: &Config, req: PartRequest) -> Result<PartRun, Pip
         config,
         &settings,
         &detections,
-        |_| Batches::resume(input_specs, batch_options(config), start),
+        |_| Batches::resume(input_specs, batch_options(config.batch_records), start),
         end,
         |batch, outcome, _, _| output.append(batch, outcome).map_err(&out_err),
     )?;

@@ -160,10 +160,11 @@ impl Crew {
     }
 }
 
-/// How a run cuts its input into batches (a shard task cuts the same way).
-pub(crate) fn batch_options(config: &Config) -> BatchOptions {
+/// How a run cuts its input into batches of `batch_records` (a shard task and the in-memory
+/// decider cut the same way).
+pub(crate) fn batch_options(batch_records: usize) -> BatchOptions {
     BatchOptions {
-        records: config.batch_records,
+        records: batch_records,
         align_games: true,
     }
 }
@@ -238,7 +239,7 @@ impl Feed for Until {
 /// The input's batches, from the checkpoint's point when the run is resumed.
 fn batches(config: &Config, run: &Prepared, progress: &Progress) -> Batches {
     let specs = super::plan::specs(&run.paths, &run.detections);
-    let options = batch_options(config);
+    let options = batch_options(config.batch_records);
     match &run.resumed {
         Some(cp) => {
             progress.resuming(cp.next.next_index);

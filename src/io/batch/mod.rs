@@ -45,12 +45,14 @@
 //! - Each batch carries the reader's state after it ([`Batch::next`]); a reader started by
 //!   [`Batches::resume`] at that point yields exactly the batches that followed it.
 
+mod cut;
 mod games;
 mod reader;
 mod records;
 
+pub(crate) use cut::{CutRule, MAX_ALIGN_EXTRA};
 pub use reader::{batches_of, Batches};
-pub(crate) use reader::{starts_game, StartsGame, MAX_ALIGN_EXTRA};
+pub(crate) use records::starts_new_game;
 pub use records::{
     Batch, BatchOptions, GameRef, GameSpan, InputSpec, RecordRef, ResumePoint, Tail, MAX_LINE,
 };

@@ -1,11 +1,12 @@
 //! The reader that cuts the input files into [`Batch`]es ([`Batches`], an iterator), and
 //! goes on from a [`ResumePoint`]. See the contract in `batch/mod.rs`.
 
+use super::cut::CutRule;
 use super::games::GameReader;
 use super::records::{
     Batch, BatchOptions, GameSpan, InputSpec, ResumePoint, MAX_LINE, MAX_TEXT_BATCH,
 };
-use crate::codec::game::{infer, GameFormat};
+use crate::codec::game::GameFormat;
 use crate::codec::psfen::psv_game_ply;
 use crate::codec::{Format, Framing};
 use crate::io::detect::UTF8_BOM;
@@ -149,14 +150,9 @@ impl Batches {
         Ok(())
     }
 
-    /// Reads the next batch's records of a fixed-size format; with `starts_game` (psv, hcpe
-    /// with `align_games`) the batch goes on past `records` until a record starts a game,
-    /// by at most [`MAX_ALIGN_EXTRA`] records.
-    fn read_binary(
-        &mut self,
-        size: usize,
-        starts_game: Option<StartsGame>,
-    ) -> Result<Vec<u8>, InputError> {
+    /// Reads the next batch's records of a fixed-size format, cut by `rule` (see
+    /// [`CutRule`]).
+    fn read_binary(&mut self, rule: CutRule, size: usize) -> Result<Vec<u8>, InputError> {
         let mut bytes = match self.spare.pop() {
             Some(mut b) => {
                 b.clear();
@@ -166,12 +162,9 @@ impl Batches {
             }
             None => std::mem::take(&mut self.carry),
         };
-        // A batch ends at the next multiple of `records` counted from the file's start (then
-        // at a game start, below), so that every batch boundary can be found from the file
-        // alone, near where it falls (see [`crate::io::shard_plan`]).
-        let records = self.opts.records as u64;
-        let at = self.offset / size as u64;
-        let want = (records - at % records) as usize * size;
+        // Batch boundaries depend on the few records around them, so a plan can find them
+        // without reading the file up to there (see [`crate::io::shard_plan`]).
+        let want = rule.base_len(self.offset / size as u64) as usize * size;
         let have = bytes.len();
         bytes.resize(want.max(have), 0);
         let Some(stream) = self.stream.as_mut() else {
@@ -179,26 +172,8 @@ impl Batches {
         };
         let (n, mut failure) = read_until_error(stream, &mut bytes[have..]);
         bytes.truncate(have + n);
-        let align = starts_game.filter(|_| self.opts.align_games);
-        if let (None, Some(starts_game), true) = (&failure, align, bytes.len() == want) {
-            let mut next = [0u8; 40];
-            let next = &mut next[..size.min(40)];
-            for _ in 0..MAX_ALIGN_EXTRA {
-                let (n, f) = read_until_error(stream, next);
-                if f.is_some() {
-                    bytes.extend_from_slice(&next[..n]);
-                    failure = f;
-                    break;
-                }
-                if n == size && starts_game(&bytes[bytes.len() - size..], next) {
-                    self.carry.extend_from_slice(next);
-                    break;
-                }
-                bytes.extend_from_slice(&next[..n]);
-                if n < size {
-                    break;
-                }
-            }
+        if failure.is_none() && bytes.len() == want {
+            failure = Self::align(stream, rule, size, &mut bytes, &mut self.carry);
         }
         if let Some(e) = failure {
             // A record cut by the break belongs to the unreadable rest, not to a tail.
@@ -207,6 +182,38 @@ impl Batches {
             self.broken = Some((self.offset + whole as u64, e.to_string()));
         }
         Ok(bytes)
+    }
+
+    /// Goes on reading records into `bytes` past the batch's base length while `rule` lets
+    /// it and no game starts; the record that starts one goes to `carry`. The read error
+    /// that stopped it, if any.
+    fn align(
+        stream: &mut Box<dyn BufRead + Send>,
+        rule: CutRule,
+        size: usize,
+        bytes: &mut Vec<u8>,
+        carry: &mut Vec<u8>,
+    ) -> Option<std::io::Error> {
+        let mut next = [0u8; 40];
+        let next = &mut next[..size.min(40)];
+        let mut extra = 0;
+        while rule.may_extend(extra) {
+            let (n, f) = read_until_error(stream, next);
+            if f.is_some() {
+                bytes.extend_from_slice(&next[..n]);
+                return f;
+            }
+            if rule.starts_game(&bytes[bytes.len() - size..], &next[..n]) {
+                carry.extend_from_slice(next);
+                break;
+            }
+            bytes.extend_from_slice(&next[..n]);
+            extra += 1;
+            if n < size {
+                break;
+            }
+        }
+        None
     }
 
     /// Reads the next batch's whole games (see `games.rs`); moves `offset` past them.
@@ -341,7 +348,7 @@ impl Batches {
     ) -> Result<(Vec<u8>, Spans, Vec<GameSpan>), InputError> {
         match format.framing() {
             Framing::Fixed(size) => self
-                .read_binary(size, starts_game(format))
+                .read_binary(CutRule::new(format, size, self.opts), size)
                 .map(|b| (b, Vec::new(), Vec::new())),
             Framing::Line => self.read_text().map(|(b, s)| (b, s, Vec::new())),
             Framing::Game => {
@@ -458,28 +465,6 @@ impl Batches {
         self.games = GameReader::default();
         batch.next = self.point();
         batch
-    }
-}
-
-/// Whether the record `next` starts a game after the record `last` (both of one format).
-pub(crate) type StartsGame = fn(&[u8], &[u8]) -> bool;
-
-/// The most records a batch of psv or hcpe goes on past its size to end at a game start
-/// (a psv game has at most 65,536 records; an hcpe chain of best moves can be made to
-/// repeat forever, so it is cut there).
-pub(crate) const MAX_ALIGN_EXTRA: usize = 1 << 16;
-
-/// How a fixed-size format tells a game start from the record before it: psv by gamePly,
-/// hcpe by the chain of best moves; the others do not.
-pub(crate) fn starts_game(format: Format) -> Option<StartsGame> {
-    match format {
-        Format::Psv => Some(|last, next| {
-            psv_game_ply(next)
-                .zip(psv_game_ply(last))
-                .is_some_and(|(c, p)| c <= p)
-        }),
-        Format::Hcpe => Some(|last, next| !infer::chained(last, next)),
-        _ => None,
     }
 }
 

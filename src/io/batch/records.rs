@@ -216,17 +216,13 @@ impl Batch {
             }
         };
         let bytes = &self.bytes[start..start + len];
-        let new_game = if self.format != Format::Psv {
-            true
-        } else if bytes.len() != PSV_SIZE {
-            false // a truncated tail starts nothing
-        } else if i == 0 {
-            self.first_new_game
-        } else {
-            match (psv_game_ply(self.get_raw(i - 1)), psv_game_ply(bytes)) {
-                (Some(prev), Some(cur)) => cur <= prev,
-                _ => true,
-            }
+        let new_game = match i {
+            0 if bytes.len() == PSV_SIZE => self.first_new_game,
+            _ => starts_new_game(
+                self.format,
+                i.checked_sub(1).map(|j| self.get_raw(j)),
+                bytes,
+            ),
         };
         Some(RecordRef {
             index: self.first_index + i as u64,
@@ -302,5 +298,21 @@ impl Batch {
             offset: self.offset + (self.bytes.len() - rem) as u64,
             len: rem,
         })
+    }
+}
+
+/// [`RecordRef::new_game`] of record `rec` of a fixed-size or text format after the record
+/// `prev` of its file (`None` for the file's first): psv by gamePly (a truncated tail starts
+/// nothing), every record of the other formats.
+pub(crate) fn starts_new_game(format: Format, prev: Option<&[u8]>, rec: &[u8]) -> bool {
+    if format != Format::Psv {
+        return true;
+    }
+    if rec.len() != PSV_SIZE {
+        return false;
+    }
+    match (prev.and_then(psv_game_ply), psv_game_ply(rec)) {
+        (Some(prev), Some(cur)) => cur <= prev,
+        _ => true,
     }
 }
