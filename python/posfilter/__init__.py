@@ -11,6 +11,7 @@ about a second. Bad input raises ValueError naming the record or position and th
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -65,8 +66,9 @@ def decide(
     `records`: cshogi's ``PackedSfen``, ``PackedSfenValue``, ``HuffmanCodedPos`` or
     ``HuffmanCodedPosAndEval`` arrays, uint8 rows of the record width, or void records
     (see :func:`record_format`; `format` names the format when the dtype cannot). psv
-    records in game order (gamePly rising within a game) carry their game's history into
-    the repetition stage, as in `run`.
+    records in game order (gamePly rising within a game) and hcpe records whose best moves
+    chain from one to the next carry their game's history into the repetition stage, cut
+    into batches by the run's own rule, as in `run`.
 
     Settings, each the config key of `run`: `nodes` (``filter.mate.nodes``, at least 1),
     `mate` (``filter.mate.enabled``), `repetition` (``filter.repetition.drop``: the kinds,
@@ -122,11 +124,11 @@ class Decider:
     ) -> None:
         pairs: List[Tuple[str, Any]] = [
             ("filter.mate.enabled", bool(mate)),
-            ("filter.mate.nodes", int(nodes)),
+            ("filter.mate.nodes", _whole("nodes", nodes)),
             ("filter.repetition.enabled", bool(repetition)),
             ("filter.declaration.rule", "off" if declaration is None else str(declaration)),
             ("filter.dedup.enabled", bool(dedup)),
-            ("workers.threads", int(threads)),
+            ("workers.threads", _whole("threads", threads)),
             # decide() writes no mates file: do not build its records.
             ("mates.enabled", False),
         ]
@@ -174,7 +176,8 @@ def mate(
 
     Raises ValueError for a position that does not parse or cannot occur, or bad limits.
     """
-    return _native.mate(str(position), int(nodes), int(table_mb), int(shorten), int(max_plies))
+    limits = _wholes(nodes=nodes, table_mb=table_mb, shorten=shorten, max_plies=max_plies)
+    return _native.mate(str(position), *limits)
 
 
 def mate_many(
@@ -198,7 +201,9 @@ def mate_many(
     Every position is parsed first: one that does not parse or decode raises ValueError
     naming its index ("position 3: ..." or "record 3: ...") before anything is searched.
     """
-    args = (int(nodes), int(table_mb), int(shorten), int(max_plies), int(threads))
+    args = _wholes(
+        nodes=nodes, table_mb=table_mb, shorten=shorten, max_plies=max_plies, threads=threads
+    )
     if isinstance(positions, np.ndarray) and positions.dtype.kind not in "UOS":
         name, _ = infer_format(positions, format)
         return _native.mate_many_records(as_bytes(positions), name, *args)
@@ -257,7 +262,7 @@ def run(
         return _native.run(
             os.fspath(config_path),
             pairs,
-            None if threads is None else int(threads),
+            None if threads is None else _whole("threads", threads),
             None if out is None else os.fspath(out),
             bool(resume),
             callback,
@@ -302,3 +307,17 @@ def _progress(progress: Any) -> "tuple[Optional[Callable[[Dict[str, int]], Any]]
             bar.close()
 
     return update, close
+
+
+def _whole(keyword: str, value: Any) -> int:
+    """`value` of keyword `keyword` as an int; ValueError naming the keyword for a bool or a
+    number that is not whole (``nodes=1.5`` or ``nodes=True`` is no node budget, as
+    ``nodes = 1.5`` in pipeline.toml is not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{keyword} must be a whole number, not {value!r}")
+    return int(value)
+
+
+def _wholes(**values: Any) -> Tuple[int, ...]:
+    """:func:`_whole` of each keyword, in the order given."""
+    return tuple(_whole(keyword, value) for keyword, value in values.items())

@@ -117,6 +117,22 @@ def test_decisions_equal_the_run_record_for_record(posfilter_bin, tmp_path, form
     assert records[result["keep"]].tobytes() == kept
 
 
+def test_the_whole_teacher_hcpe_is_decided_as_the_run_decides_it(posfilter_bin, tmp_path):
+    # Its games (chains of best moves) cross the 256-record batches of a mate-on run; a
+    # decide that cut hcpe elsewhere than the run kept records the run drops as
+    # repetitions (43520, 51456, 54017, 54019, 54021, 68608, 68610).
+    records = load("hcpe", count=1 << 30)
+    assert len(records) == 97609
+    toml = "[filter.mate]\nnodes = 10000\n[workers]\nthreads = 2\n"
+    out = run_cli(posfilter_bin, tmp_path, records, "hcpe", toml)
+    result = posfilter.decide(records, nodes=10000, threads=2)
+    from_run = {i: d for i, (d, _) in run_decisions(out).items()}
+    ours = {i: posfilter.DECISIONS[c] for i, c in enumerate(result["decision"]) if c != 0}
+    assert ours == from_run
+    for i in (43520, 51456, 54017, 54019, 54021, 68608, 68610):
+        assert ours[i] == "repetition", i
+
+
 def test_cshogi_reads_the_kept_rows_back():
     records = load("hcpe", 3000)
     result = posfilter.decide(records, nodes=3000)
@@ -229,6 +245,21 @@ def test_huge_node_budgets_are_accepted_up_to_a_config_integer():
     assert_same_within_budget(huge, bounded[~bounded["unknown"]])
     with pytest.raises(ValueError, match="64-bit integer"):
         posfilter.decide(records, nodes=2**64)
+
+
+@pytest.mark.parametrize("bad", [1.5, True, 3000.0, np.float64(2.0), "3000"])
+def test_a_budget_that_is_not_a_whole_number_is_refused_with_its_keyword(bad):
+    # int() used to make 1.5 and True one node, silently (pipeline.toml refuses 1.5).
+    records = load("psfen", 10)
+    with pytest.raises(ValueError, match="nodes must be a whole number"):
+        posfilter.decide(records, nodes=bad)
+    with pytest.raises(ValueError, match="threads must be a whole number"):
+        posfilter.Decider(threads=bad)
+    with pytest.raises(ValueError, match="nodes must be a whole number"):
+        posfilter.mate("startpos", nodes=bad)
+    with pytest.raises(ValueError, match="table_mb must be a whole number"):
+        posfilter.mate_many(["startpos"], table_mb=bad)
+    assert len(posfilter.decide(records, nodes=np.int64(500))) == len(records)
 
 
 def test_ctrl_c_stops_decide_within_a_second(tmp_path):
