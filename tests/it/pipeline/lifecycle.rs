@@ -270,7 +270,7 @@ fn unattended_runs_log_progress_lines() {
 }
 
 /// `posfilter init` writes a pipeline.toml that reads back as the defaults, refuses to
-/// replace an existing one and replaces it with `--force`.
+/// replace an existing one (or a link) and replaces it with `--force` (a link by a file).
 #[test]
 fn init_writes_the_defaults_and_keeps_an_existing_file() {
     use posfilter::pipeline::config::RawConfig;
@@ -291,6 +291,28 @@ fn init_writes_the_defaults_and_keeps_an_existing_file() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# mine\n");
     run_ok(&["init", &target_arg, "--force"]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    // A link named pipeline.toml: kept (dangling too) without --force; with it the link is
+    // replaced by a file and its target is left alone (it was written through before).
+    let elsewhere = dir.join("elsewhere.toml");
+    std::fs::write(&elsewhere, "# not posfilter's\n").unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(dir.join("missing.toml"), &path).unwrap();
+    assert!(!run_bin(&["init", &target_arg]).0);
+    assert!(!dir.join("missing.toml").exists());
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    run_ok(&["init", &target_arg, "--force"]);
+    assert!(!path.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    assert_eq!(
+        std::fs::read_to_string(&elsewhere).unwrap(),
+        "# not posfilter's\n"
+    );
+    assert_eq!(
+        std::fs::read_dir(&target).unwrap().count(),
+        1,
+        "no temporary left"
+    );
 }
 
 /// `--threads 10000` (259 s for 100 records before: a thread and a table each) is capped at
