@@ -137,7 +137,7 @@ impl Browser {
                 std::env::var_os("POSFILTER_REQUIRE_BROWSER").is_none(),
                 "{why}"
             );
-            eprintln!("browser test skipped: {why}");
+            crate::support::skipped(why);
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")

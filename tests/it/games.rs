@@ -425,7 +425,7 @@ pub(crate) fn python_oracles() -> bool {
         "CI must have rsshogi, cshogi and numpy"
     );
     if !ok {
-        eprintln!("skipped: pip install rsshogi==1.7.0 cshogi==1.1.0 numpy to run this test");
+        crate::support::skipped("pip install rsshogi==1.7.0 cshogi==1.1.0 numpy to run it");
     }
     ok
 }

@@ -36,6 +36,19 @@ impl Rng {
     }
 }
 
+/// Says on the test run's own stderr, past the test harness's output capture, that the
+/// current test checked nothing because `why` (an oracle is not installed): the line then
+/// stands in `cargo test`'s output beside the test's `ok`, not only under `--nocapture`.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let line = format!("SKIPPED {test}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
 /// Path of the built `posfilter` binary.
 #[allow(dead_code)]
 pub fn bin() -> PathBuf {
