@@ -140,7 +140,7 @@ fn run(source: Source<'_>, settings: &Settings) -> Result<ExitCode> {
                 println!("{}", verdict_text(&v));
             }
         }
-        Source::File(path) => run_file(path, solver, settings)?,
+        Source::File(path) => return run_file(path, solver, settings),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -223,8 +223,9 @@ impl SolverPool {
 /// table generation, so the answers do not depend on the thread count) and answered on
 /// stdout in file order (JSON adds `line` and `position`); a line that is not a possible
 /// position is reported with its number (JSON: an `error` object in its place) and the
-/// rest still run. A summary goes to stderr.
-fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
+/// rest still run. A summary goes to stderr. Exit status 1 when a line was not a position
+/// (every other line answered), as a run that rejected records.
+fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<ExitCode> {
     let threads = settings.threads.max(1);
     let mut lines = PositionLines::open(path)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -251,7 +252,10 @@ fn run_file(path: &Path, solver: Solver, settings: &Settings) -> Result<()> {
         "posfilter: {}",
         tally.summary(start.elapsed().as_secs_f64(), threads)
     );
-    Ok(())
+    Ok(match tally.bad {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
 }
 
 /// The lines of a positions file (`-` = stdin), read [`CHUNK_LINES`] at a time.

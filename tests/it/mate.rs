@@ -821,7 +821,8 @@ fn cli_accepts_usi_positions_with_moves() {
 /// line number; each agrees with cshogi's label and is the answer (result, nodes, PV) a fresh
 /// solver gives that position alone, so neither the reused tables nor the 2 threads change
 /// anything; the bad line is
-/// reported by number on stderr and as an `error` line, and the rest still run.
+/// reported by number on stderr and as an `error` line, the rest still run, and the exit
+/// status is 1.
 #[test]
 fn cli_file_solves_every_line_like_single_positions() {
     let dir = crate::support::TempDir::new("mate-file");
@@ -839,17 +840,17 @@ fn cli_file_solves_every_line_like_single_positions() {
     }
     let path = dir.join("positions.sfen");
     std::fs::write(&path, text).unwrap();
-    let (ok, stdout, stderr) = crate::support::run_bin(&[
-        "mate",
-        "--file",
-        path.to_str().unwrap(),
-        "--nodes",
-        "100000",
-        "--threads",
-        "2",
-        "--json",
-    ]);
-    assert!(ok, "{stderr}");
+    let out = std::process::Command::new(crate::support::bin())
+        .args(["mate", "--file", path.to_str().unwrap()])
+        .args(["--nodes", "100000", "--threads", "2", "--json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    // Every position answered, and status 1 for the line that is not one (it was 0).
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     let answers: Vec<serde_json::Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
