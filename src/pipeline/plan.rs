@@ -141,9 +141,12 @@ impl Plan {
         }
         let _ = writeln!(
             s,
-            "output: {} ({} records a shard){}",
+            "output: {} ({}){}",
             config.out_dir.display(),
-            HumanCount(config.shard_records),
+            match config.shard_records {
+                0 => "one kept file per format, shard_records = 0".to_string(),
+                n => format!("{} records a shard", HumanCount(n)),
+            },
             match self.previous.files().len() {
                 0 => String::new(),
                 n => format!("; replaces {n} file(s) of a previous run"),

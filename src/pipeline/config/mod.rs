@@ -3,7 +3,7 @@
 //! settings that are the only input to the run.
 //!
 //! # Invariants
-//! - A `Config` has at least one input pattern, `shard_records > 0`, a zstd level in 1..=22,
+//! - A `Config` has at least one input pattern (`shard_records = 0`: one unbounded kept file per series), a zstd level in 1..=22,
 //!   `table_mb >= 1` and a node budget `>= 1` when the mate filter is on. Command-line flags
 //!   override operational settings only (threads, output directory, progress).
 //! - The run reads the resolved fields only; the settings as written are kept solely to be
@@ -333,9 +333,6 @@ fn check_inputs(raw: &RawConfig) -> Result<(), Bad> {
 
 /// Sizes: shards, compression, tables, batches.
 fn check_sizes(raw: &RawConfig) -> Result<(), Bad> {
-    if raw.output.shard_records == 0 {
-        return Err(("output.shard_records", "must be at least 1".into()));
-    }
     if !(1..=22).contains(&raw.output.zstd_level) {
         return Err((
             "output.zstd_level",

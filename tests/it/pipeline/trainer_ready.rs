@@ -264,3 +264,39 @@ fn mates_psv_holds_no_checkmated_position() {
         assert_eq!(t.mv.unwrap().to_usi(), line["pv"][0].as_str().unwrap());
     }
 }
+
+/// nnue-pytorch's loader reads only the first file it is given, so a user needs the whole
+/// kept psv in one `.bin`: `shard_records = 0` (refused before) writes one file of more than
+/// the default shard's 1,000,000 records, holding exactly the bytes the default run spreads
+/// over two.
+#[test]
+fn shard_records_zero_writes_one_kept_file_past_a_million_records() {
+    let dir = TempDir::new("one-kept-file");
+    let game = teacher(Format::Psv, 0, 97_609);
+    let input = dir.join("in.bin");
+    std::fs::write(&input, game.repeat(11)).unwrap();
+    let one = config(
+        &dir,
+        &[&input],
+        "shard_records = 0\n[filter.dedup]\nenabled = false",
+    );
+    let (one_out, one_names) = run(&dir, &one, "one");
+    let split = config(&dir, &[&input], "[filter.dedup]\nenabled = false");
+    let (split_out, split_names) = run(&dir, &split, "split");
+    assert_eq!(one_names, ["part-00000.bin"]);
+    assert_eq!(split_names, ["part-00000.bin", "part-00001.bin"]);
+    let whole = std::fs::read(one_out.join("kept/part-00000.bin")).unwrap();
+    assert!(whole.len() / 40 > 1_000_000, "{} records", whole.len() / 40);
+    let joined: Vec<u8> = split_names
+        .iter()
+        .flat_map(|n| std::fs::read(split_out.join("kept").join(n)).unwrap())
+        .collect();
+    assert!(
+        whole == joined,
+        "the one file differs from the two shards joined"
+    );
+    assert_eq!(
+        report(&one_out)["records"]["kept"],
+        (whole.len() / 40) as u64
+    );
+}
