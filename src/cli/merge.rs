@@ -61,7 +61,8 @@ pub fn dedup_partition(
 }
 
 /// `posfilter merge SHARD_DIRS... [--dedup DIR] --out OUT`: the gather, into `OUT`, with
-/// the configuration file the shards ran; the run's summary on stderr.
+/// the configuration file the shards ran; the run's summary on stderr and its exit status
+/// (1 for an input not read to the end or too many rejected records).
 pub fn gather(
     shard_dirs: &[PathBuf],
     dedup: Option<&Path>,
@@ -113,5 +114,9 @@ pub fn gather(
         eprint!("{}", report.summary_table());
         eprintln!("{}", report.reconciled_line());
     }
-    Ok(ExitCode::SUCCESS)
+    // The status one run of the job would have had.
+    Ok(super::common::completed_status(
+        &report,
+        config.max_rejected(),
+    ))
 }

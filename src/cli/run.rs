@@ -129,16 +129,10 @@ pub fn run(
     if !quiet {
         print_summary(config_path, &config, &report);
     }
-    let incomplete = report.incomplete_input(config.max_rejected());
-    if incomplete.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Said even with --quiet: the exit status alone does not say what is missing.
-    eprintln!(
-        "posfilter: the run completed, but {}: exit status 1 (see rejected.jsonl)",
-        incomplete.join("; ")
-    );
-    Ok(ExitCode::from(1))
+    Ok(super::common::completed_status(
+        &report,
+        config.max_rejected(),
+    ))
 }
 
 /// The config of `config_path` with the command line's overrides; with

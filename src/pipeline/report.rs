@@ -15,6 +15,10 @@ use indicatif::HumanCount;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// With `input.max_rejected` unset, a completed run that rejected more than this share of
+/// its input (in percent) exits with status 1: so many bad records mean a wrong format.
+pub const DEFAULT_MAX_REJECTED_PERCENT: u64 = 10;
+
 /// Dropped records per reason (the decision names of docs/references.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dropped {
@@ -240,18 +244,26 @@ pub struct MoveFieldCounts {
 
 impl Report {
     /// Why the run, though complete, did not read all of its input (exit status 1): input
-    /// files that could not be read to the end, more rejected records than `max_rejected`.
-    /// Empty for a clean run.
+    /// files that could not be read to the end, more rejected records than `max_rejected`
+    /// or, with it unset, more than [`DEFAULT_MAX_REJECTED_PERCENT`] % of the input (a
+    /// wrong `input.format`, or a book read as SFEN text). Empty for a clean run.
     pub fn incomplete_input(&self, max_rejected: Option<u64>) -> Vec<String> {
         let mut why = Vec::new();
         if let Some(n) = self.tallies.rejected_reasons.get("unreadable") {
             why.push(format!("{n} input file(s) could not be read to the end"));
         }
-        let rejected = self.records.rejected;
-        if let Some(max) = max_rejected.filter(|&max| rejected > max) {
-            why.push(format!(
+        let (rejected, input) = (self.records.rejected, self.records.input);
+        match max_rejected {
+            Some(max) if rejected > max => why.push(format!(
                 "{rejected} records were rejected, more than input.max_rejected = {max}"
-            ));
+            )),
+            None if rejected * 100 > input * DEFAULT_MAX_REJECTED_PERCENT => why.push(format!(
+                "{rejected} of {input} records ({:.1} %) were rejected, more than \
+                 {DEFAULT_MAX_REJECTED_PERCENT} %: is input.format right? (set \
+                 input.max_rejected to accept that many)",
+                100.0 * rejected as f64 / input as f64
+            )),
+            _ => {}
         }
         why
     }
@@ -269,7 +281,32 @@ impl Report {
         )
     }
 
-    /// The human summary printed to stderr at the end of a run.
+    /// The summary's line on games (empty when the run had none): game formats' games
+    /// written and cut, hcpe games inferred.
+    fn games_line(&self) -> String {
+        let t = &self.tallies;
+        let mut parts = Vec::new();
+        if t.games_written > 0 || t.games_cut > 0 {
+            parts.push(format!(
+                "{} games written ({} cut into segments around dropped positions)",
+                HumanCount(t.games_written),
+                HumanCount(t.games_cut)
+            ));
+        }
+        if t.hcpe_games_inferred > 0 {
+            parts.push(format!(
+                "{} hcpe games inferred from the best moves",
+                HumanCount(t.hcpe_games_inferred)
+            ));
+        }
+        match parts.is_empty() {
+            true => String::new(),
+            false => format!("  {}\n", parts.join("; ")),
+        }
+    }
+
+    /// The human summary printed to stderr at the end of a run: a row per count, so that
+    /// the rows after `input` (bar `unknown (kept)`, which `kept` holds) add up to it.
     pub fn summary_table(&self) -> String {
         let c = &self.records;
         let d = &c.dropped;
@@ -299,6 +336,10 @@ impl Report {
         if d.unknown > 0 {
             row("unknown (dropped)", d.unknown);
         }
+        if d.no_move > 0 {
+            row("no_move", d.no_move);
+        }
+        s.push_str(&self.games_line());
         s.push_str(&format!(
             "  {:.2} s, {} positions/s, {} threads, {} df-pn nodes\n",
             self.seconds,
@@ -400,5 +441,58 @@ mod tests {
             table.contains("1 input file(s) could not be read to the end"),
             "{table}"
         );
+    }
+
+    #[test]
+    fn the_summary_rows_add_up_to_the_input_with_every_drop_reason() {
+        let mut records = Counts {
+            input: 100,
+            kept: 60,
+            rejected: 2,
+            ..Default::default()
+        };
+        records.dropped.no_move = 7;
+        records.dropped.unknown = 3;
+        records.dropped.duplicate = 28;
+        let mut tallies = Tallies {
+            games_written: 12,
+            games_cut: 2,
+            hcpe_games_inferred: 9,
+            ..Default::default()
+        };
+        tallies.unknown_kept = 4;
+        let report = Report {
+            records,
+            tallies,
+            seconds: 1.0,
+            positions_per_second: 100.0,
+            threads: 1,
+            inputs: Vec::new(),
+            config: serde_json::Value::Null,
+            version: String::new(),
+            replaced_files: 0,
+            resumed_from: Vec::new(),
+            record: Default::default(),
+        };
+        let table = report.summary_table();
+        // Each row: the name (maybe two words), the count, the share.
+        let rows: Vec<(String, u64)> = table
+            .lines()
+            .filter(|l| l.ends_with('%'))
+            .map(|l| {
+                let mut words: Vec<&str> = l.split_whitespace().collect();
+                words.pop();
+                let n = words.pop().unwrap().replace(',', "").parse().unwrap();
+                (words.join(" "), n)
+            })
+            .collect();
+        let sum: u64 = rows
+            .iter()
+            .filter(|(name, _)| !["input", "unknown (kept)"].contains(&name.as_str()))
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(sum, 100, "{table}");
+        assert!(table.contains("12 games written (2 cut"), "{table}");
+        assert!(table.contains("9 hcpe games inferred"), "{table}");
     }
 }

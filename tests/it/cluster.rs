@@ -539,3 +539,31 @@ fn a_stopped_shard_goes_on_from_its_checkpoint() {
     assert_eq!(code, 0, "{err}");
     same_as_one_run(&single, &merged, "a shard resumed from its checkpoint");
 }
+
+/// The merge exits as one run of the job does: 1 for an input `.zst` that breaks off (it
+/// exited 0, so a Slurm `afterok` chain saw a clean job), with the same files.
+#[test]
+fn the_merge_exits_with_the_status_of_one_run() {
+    let dir = TempDir::new("cluster-status");
+    let (broken, _) = crate::pipeline::broken_zst_psv(&dir, 3000);
+    let cfg = config(&dir, &[&broken], "[filter.mate]\nenabled = false\n");
+    let single = dir.join("single");
+    let (code, err) = posfilter(&["run", &cfg, "--out", single.to_str().unwrap()], &[]);
+    assert_eq!(code, 1, "{err}");
+    let dirs: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let out = dir.join(&format!("s-{i}"));
+            let shard = format!("{i}/2");
+            let args = ["run", &cfg, "--shard", &shard, "--buckets", "1", "--out"];
+            posfilter(&[&args[..], &[out.to_str().unwrap()]].concat(), &[]);
+            out
+        })
+        .collect();
+    let lists = dir.join("lists");
+    reduce(&dirs, 1, &lists);
+    let merged = dir.join("merged");
+    let (code, err) = gather(&dirs, Some(&lists), &merged);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("could not be read to the end"), "{err}");
+    same_as_one_run(&single, &merged, "a broken input");
+}

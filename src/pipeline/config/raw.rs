@@ -113,8 +113,9 @@ pub struct InputConfig {
     pub paths: Vec<String>,
     /// Record format or `auto`.
     pub format: FormatChoice,
-    /// A completed run that rejected more records than this exits with status 1 (unset: no
-    /// limit; an input file that cannot be read to the end always gives status 1).
+    /// A completed run that rejected more records than this exits with status 1 (unset:
+    /// more than 10 % of its input; an input file that cannot be read to the end always
+    /// gives status 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_rejected: Option<u64>,
 }

@@ -40,7 +40,8 @@ const TABLES: &[Table] = &[
             (
                 "max_rejected",
                 "a completed run that rejected more records than this exits with status 1; \
-                 unset = no limit (a file not readable to the end always gives status 1)",
+                 unset = more than 10 % of the input (a wrong format); a file not readable \
+                 to the end always gives status 1",
             ),
         ],
     },
@@ -69,7 +70,8 @@ const TABLES: &[Table] = &[
             (
                 "shard_records",
                 "records per kept shard (kept/part-00000.<ext>[.zst]; <ext> is the inputs' \
-                 own extension when they share one and are not converted, else the format's)",
+                 own extension when they share one and are not converted, else the format's); \
+                 0 = one file, for a trainer that reads only its first (nnue-pytorch)",
             ),
             (
                 "compression",

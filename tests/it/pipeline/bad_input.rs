@@ -4,6 +4,16 @@
 
 use super::*;
 
+/// `cfg` (a config file's path) with `input.max_rejected` set high: for a test of what
+/// rejected.jsonl says of few records, most of them bad, not of the exit status.
+fn accepting_rejects(cfg: String) -> String {
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("[input]\n", "[input]\nmax_rejected = 1000000\n");
+    std::fs::write(&cfg, text).unwrap();
+    cfg
+}
+
 #[test]
 fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     let dir = TempDir::new("reject");
@@ -12,7 +22,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     bytes.extend_from_slice(&[1, 2, 3, 4, 5]); // a truncated tail
     let path = dir.join("bad.psfen");
     std::fs::write(&path, bytes).unwrap();
-    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let cfg = accepting_rejects(config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n"));
     let out = dir.join("out");
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
     let rejected = jsonl_lines(&out.join("rejected.jsonl"));
@@ -49,7 +59,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
     );
     let path = dir.join("long.sfen");
     std::fs::write(&path, text).unwrap();
-    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let cfg = accepting_rejects(config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n"));
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
     let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 1);
@@ -68,7 +78,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
         b"4k4/9/9/9/9/9/9/9/4K4 b G 1\r\n4k4/9/9/9/9/9/9/9/4KK3 b G 1\r\nbad \xff line\n",
     )
     .unwrap();
-    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let cfg = accepting_rejects(config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n"));
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
     let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     let texts: Vec<&str> = rejected
@@ -91,7 +101,7 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
         format!("startpos moves 7g7f\n{}\nstartpos\n", line.trim_end()),
     )
     .unwrap();
-    let cfg = config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n");
+    let cfg = accepting_rejects(config(&dir, &[&path], "[filter.mate]\nnodes = 1000\n"));
     run_ok(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
     let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 1);
@@ -105,7 +115,8 @@ fn truncated_tail_and_garbage_records_are_rejected_with_offsets() {
 }
 
 /// Exit status: 0 for a clean run (rejections within `input.max_rejected` included), 1 for a
-/// completed run with more rejections than that, 2 for a run that could not start.
+/// completed run with more rejections than that (unset: more than 10 % of the input, as a
+/// wrong format gives; 3 of 23 here), 2 for a run that could not start.
 #[test]
 fn the_exit_status_tells_clean_incomplete_and_failed_runs_apart() {
     let dir = TempDir::new("exit-status");
@@ -124,7 +135,12 @@ fn the_exit_status_tells_clean_incomplete_and_failed_runs_apart() {
         std::fs::write(&file, cfg).unwrap();
         run_status(&["run", file.to_str().unwrap(), "--out", out, "--quiet"])
     };
-    assert_eq!(run(""), (0, String::new()));
+    let (code, err) = run("");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("3 of 23 records (13.0 %) were rejected, more than 10 %"),
+        "{err}"
+    );
     assert_eq!(run("max_rejected = 3"), (0, String::new()));
     let (code, err) = run("max_rejected = 2");
     assert_eq!(code, 1, "{err}");
@@ -196,7 +212,12 @@ fn runs_that_read_nothing_or_reject_everything_say_what_to_check() {
             input.display()
         );
         std::fs::write(&cfg, text).unwrap();
-        run_ok(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        let (code, log) =
+            run_status(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        // Status 1 when (and only when) more than 10 % was rejected.
+        let rejected = report(&out)["records"]["rejected"].as_u64().unwrap_or(0);
+        assert_eq!(code, (rejected > 0) as i32, "{log}");
+        log
     };
     let nothing = "no records (1 file(s), all empty): check input.paths";
     let rejected = "every record was rejected: are the files really hcpe?";
@@ -290,7 +311,7 @@ fn rejected_jsonl_shows_at_most_1_mib_of_one_files_bytes() {
     std::fs::write(&cfg, text).unwrap();
     let out = dir.join("out");
     let (code, err) = run_status(&["run", &cfg, "--out", out.to_str().unwrap(), "--quiet"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "every record rejected: {err}");
     let rejected = jsonl_lines(&out.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 1000);
     for (i, r) in rejected.iter().enumerate() {

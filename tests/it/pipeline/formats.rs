@@ -224,7 +224,7 @@ fn output_format_converts_every_record_exactly() {
 
 /// A file that does not look like the format it is read as (here PackedSfen read as hcpe,
 /// as `input.format` forces) is named in a warning on stderr before the run, since most of
-/// its records will be rejected; `--quiet` says nothing.
+/// its records will be rejected; `--quiet` says nothing but the exit status's reason.
 #[test]
 fn a_file_unlike_its_format_is_warned_about() {
     let dir = TempDir::new("format-warning");
@@ -236,13 +236,17 @@ fn a_file_unlike_its_format_is_warned_about() {
     );
     std::fs::write(&cfg, text).unwrap();
     let cfg = cfg.to_str().unwrap();
-    let err = run_ok(&["run", cfg]);
+    // 167 of 169 records are rejected: the run completes with status 1 and says why.
+    let (code, err) = run_status(&["run", cfg]);
+    assert_eq!(code, 1, "{err}");
     let expected = format!("posfilter: warning: {}: only ", input.display());
     assert!(
         err.contains(&expected) && err.contains("decode as hcpe"),
         "{err}"
     );
-    let err = run_ok(&["run", cfg, "--quiet"]);
+    assert!(err.contains("is input.format right?"), "{err}");
+    let (code, err) = run_status(&["run", cfg, "--quiet"]);
+    assert_eq!(code, 1, "{err}");
     assert!(!err.contains("warning"), "{err}");
 }
 
