@@ -4,12 +4,14 @@ cshogi's verdicts and mate checks, and under Ctrl-C and other threads."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import cshogi
 import numpy as np
@@ -209,3 +211,15 @@ def test_other_threads_run_while_the_solver_works():
     worker.join()
     assert result["answer"]["nodes"] == 300_000
     assert spins > 20, spins
+
+
+def test_the_readme_mate_example_gives_what_it_shows():
+    # Its first example was an impossible position (five lances) and raised ValueError.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    found = re.search(r'posfilter\.mate\("([^"]+)"\)\n# (\{.*\})', readme)
+    assert found, "no mate example with its answer in python/README.md"
+    got = posfilter.mate(found.group(1))
+    shown = found.group(2)
+    for key in ("result", "plies", "plies_exact", "nodes"):
+        assert f"'{key}': {got[key]!r}" in shown, (key, got[key], shown)
+    assert ", ".join(repr(m) for m in got["pv"][:3]) in shown
