@@ -94,7 +94,7 @@ def test_overrides_set_config_keys(tmp_path):
     [
         ({"filter__mate__nodez": 5}, "nodez"),
         ({"filter__mate__nodes": "many"}, "nodes"),
-        ({"output__shard_records": 0}, "output.shard_records"),
+        ({"output__zstd_level": 99}, "output.zstd_level"),
         ({"filter__mate__nodes": object()}, "not a config value"),
         ({"input__paths__x": 1}, "not a table"),
     ],
