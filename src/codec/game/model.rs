@@ -284,8 +284,9 @@ pub enum GameErrorKind {
     /// The game's bytes end before the game does.
     #[error("truncated: {0}")]
     Truncated(&'static str),
-    /// sbinpack: an eval outside i32.
-    #[error("eval overflows i32")]
+    /// sbinpack: an eval beyond ±[`sbinpack::MAX_EVAL`](super::sbinpack::MAX_EVAL), which a
+    /// chain cut from this one could not store (or beyond i32).
+    #[error("eval beyond ±1,073,741,823 (2^30 - 1, the most a chain cut from this one can store)")]
     Eval,
     /// sbinpack: metadata longer than 127 bytes.
     #[error("metadata of {0} bytes (at most 127)")]
