@@ -148,12 +148,7 @@ pub(super) fn file_name(files: &[String], file: u32) -> &str {
 /// The line for rejected record `r` of input `file`; `shown` counts the bytes its file's
 /// rejected lines have shown so far (monotone: once past the cap, no later record of the
 /// file shows bytes).
-fn line(
-    reason: &RejectReason,
-    r: &RecordOutcome,
-    file: &str,
-    shown: Option<&mut u64>,
-) -> Value {
+fn line(reason: &RejectReason, r: &RecordOutcome, file: &str, shown: Option<&mut u64>) -> Value {
     let extra = r.extra();
     let mut line = json!({
         "index": r.index, "file": file, "offset": r.offset,

@@ -391,7 +391,7 @@ fn what_the_sbinpack_reader_accepts_the_writer_writes() {
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
-    /// The read-then-write path of every game format (what the `reencode_games` fuzz target
+    /// The read-then-write path of every game format (what the `decode_games` fuzz target
     /// checks on arbitrary bytes): the first games of each vector, damaged by up to 3 bit
     /// flips (biased to the game headers) and maybe truncated, decode; every game decoded,
     /// faulted or not, is written back with every position, none, or a random subset kept.

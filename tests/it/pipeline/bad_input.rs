@@ -394,16 +394,7 @@ fn rejects_of_one_reason_past_1000_in_a_file_make_one_summary_line() {
     let in_lines: u64 = lines.iter().map(|l| l["count"].as_u64().unwrap_or(1)).sum();
     assert_eq!(rec["rejected"].as_u64(), Some(in_lines));
     assert_eq!(rec["rejected"], 200_000 + 1 + 2_500);
-    let dropped: u64 = rec["dropped"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(
-        rec["input"].as_u64().unwrap(),
-        rec["kept"].as_u64().unwrap() + dropped + in_lines
-    );
+    reconciles(&r);
     let size = std::fs::metadata(full.join("rejected.jsonl"))
         .unwrap()
         .len();
