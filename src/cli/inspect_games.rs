@@ -2,7 +2,7 @@
 //! hcpe3's hidden ones), move-count statistics, results and how games ended, faulted games
 //! with their offsets. Each game is decoded (every move replayed and checked) once.
 
-use posfilter::codec::game::{decode_game, Game, GameMeta};
+use posfilter::codec::game::{decode_game, replay_game, Game, GameMeta};
 use posfilter::codec::TeacherFields;
 use posfilter::io::batch::Batch;
 use posfilter::shogi::Position;
@@ -45,18 +45,15 @@ pub(super) fn each_game(
     st: &mut GameStats,
     on_position: &mut dyn FnMut(&Position, &TeacherFields),
 ) {
-    let mut positions: Vec<(usize, Position)> = Vec::new();
     for g in batch.games() {
-        positions.clear();
-        decode_game(g.bytes, g.span.offset, game, &mut |i, pos, _| {
-            positions.push((i, pos.clone()));
-        });
+        decode_game(g.bytes, g.span.offset, game, &mut |_, _, _| {});
         st.add(game);
-        for (i, pos) in positions.iter().filter(|(i, _)| game.is_record(*i)) {
-            if let Some(t) = game.teacher(*i, pos.ply()) {
+        // Replayed again rather than kept: memory stays linear in a game's length.
+        replay_game(game, &mut |i, pos| {
+            if let Some(t) = game.teacher(i, pos.ply()).filter(|_| game.is_record(i)) {
                 on_position(pos, &t);
             }
-        }
+        });
     }
 }
 

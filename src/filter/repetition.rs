@@ -18,13 +18,19 @@
 //!
 //! # Cost
 //! Linear in the game's length whatever it repeats. The earlier positions with the position's
-//! board key are held in groups by the side to move's hand (a group: how many, the newest);
-//! a scan walks the board's groups, not its positions, so a king shuffled back and forth
-//! 50,000 times is one group. A push is O(1) amortised plus the number of distinct hands the
-//! board was seen with (in a real game a handful; a psv "game" of arbitrary records with one
-//! board and 65,536 different hands is the bound). [`GameHistory::load_usi`] scans only the
-//! line's final position. Perpetual check is O(1): `check_run[k]` is the number of
-//! consecutive positions `k, k-2, k-4, …` whose side to move is in check.
+//! board key are held in groups by the side to move's hand (a group: how many, the newest).
+//! The exact repetition is one lookup of the position's own group; the other relations walk
+//! the board's groups, not its positions, so a king shuffled back and forth 50,000 times is
+//! one group. A push is O(1) amortised plus at most [`MAX_HANDS_SCANNED`] hand comparisons:
+//! a board holds the first [`MAX_HANDS_SCANNED`] different hands it is seen with in the walk,
+//! later new hands only in the lookup (a real game shows a board with a handful of hands; a
+//! psv "game" of arbitrary records sharing one board can show it with 65,535). Past that
+//! many, exact repetitions are still all found, and the counts and the nearest distances of
+//! the other relations cover the board's first [`MAX_HANDS_SCANNED`] hands only: a position
+//! whose only larger earlier hand is a later one is not an inferior repetition.
+//! [`GameHistory::load_usi`] scans only the line's final position. Perpetual check is O(1):
+//! `check_run[k]` is the number of consecutive positions `k, k-2, k-4, …` whose side to move
+//! is in check.
 //!
 //! # Invariants
 //! - Board keys carry the side to move in bit 0 ([`zobrist::SIDE`]), so equal board keys
@@ -214,6 +220,9 @@ impl RepetitionConfig {
 
 const NONE: u32 = u32::MAX;
 
+/// The most hand groups of one board a scan walks (see the module doc's "Cost").
+pub const MAX_HANDS_SCANNED: u32 = 256;
+
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     entry: HistoryEntry,
@@ -241,6 +250,9 @@ pub struct GameHistory {
     groups: Vec<HandGroup>,
     /// The scan of the newest position.
     last_scan: Option<RepetitionScan>,
+    /// Hand groups compared by scans since the history was made (for the tests of the
+    /// bound; `clear` keeps it).
+    compared: u64,
 }
 
 /// The positions of a game with one board key.
@@ -248,8 +260,10 @@ pub struct GameHistory {
 struct Board {
     /// The newest slot with this board key.
     newest: u32,
-    /// The newest hand group of the board (they are linked through `HandGroup::next`).
+    /// The newest hand group of the board's walk (linked through `HandGroup::next`).
     first_group: u32,
+    /// Hand groups in the walk (at most [`MAX_HANDS_SCANNED`]).
+    walked: u32,
 }
 
 /// The positions of a game with one board key and one side-to-move hand.
@@ -261,7 +275,8 @@ struct HandGroup {
     count: u32,
     /// The newest one's slot.
     newest: u32,
-    /// The board's next (older) group, or `NONE`.
+    /// The board's next (older) group in its walk, or `NONE` (also for a group past the
+    /// board's first [`MAX_HANDS_SCANNED`], which is in no walk).
     next: u32,
 }
 
@@ -330,10 +345,10 @@ impl GameHistory {
         }
         let idx = self.slots.len() as u32;
         let key = entry.board_key;
-        let (prev_same, first_group) = self
+        let (prev_same, first_group, walked) = self
             .boards
             .get(&key)
-            .map_or((NONE, NONE), |b| (b.newest, b.first_group));
+            .map_or((NONE, NONE, 0), |b| (b.newest, b.first_group, b.walked));
         let check_run = if entry.in_check {
             1 + idx
                 .checked_sub(2)
@@ -347,24 +362,29 @@ impl GameHistory {
             check_run,
             ply,
         });
-        let result = scan.then(|| self.scan_groups(idx as usize, first_group));
         let hand = entry.hands[entry.side_to_move().index()];
-        let mut first = first_group;
-        match self.group_of.get(&(key, hand)) {
-            Some(&g) => {
+        let own = self.group_of.get(&(key, hand)).copied();
+        let result = scan.then(|| self.scan_groups(idx as usize, own, first_group));
+        let (mut first, mut walked) = (first_group, walked);
+        match own {
+            Some(g) => {
                 let group = &mut self.groups[g as usize];
                 group.count += 1;
                 group.newest = idx;
             }
             None => {
-                first = self.groups.len() as u32;
+                let g = self.groups.len() as u32;
+                let in_walk = walked < MAX_HANDS_SCANNED;
                 self.groups.push(HandGroup {
                     hand,
                     count: 1,
                     newest: idx,
-                    next: first_group,
+                    next: if in_walk { first_group } else { NONE },
                 });
-                self.group_of.insert((key, hand), first);
+                self.group_of.insert((key, hand), g);
+                if in_walk {
+                    (first, walked) = (g, walked + 1);
+                }
             }
         }
         self.boards.insert(
@@ -372,6 +392,7 @@ impl GameHistory {
             Board {
                 newest: idx,
                 first_group: first,
+                walked,
             },
         );
         self.last_scan = None;
@@ -410,9 +431,15 @@ impl GameHistory {
         })
     }
 
-    /// The scan of slot `idx` against the hand groups of its board from `group` on (the
-    /// groups as they were before `idx` was filed).
-    fn scan_groups(&self, idx: usize, mut group: u32) -> RepetitionScan {
+    /// Hand groups compared by scans since the history was made (at most
+    /// [`MAX_HANDS_SCANNED`] per position pushed).
+    pub fn compared(&self) -> u64 {
+        self.compared
+    }
+
+    /// The scan of slot `idx` against its own hand group `own` and the hand groups of its
+    /// board's walk from `group` on (the groups as they were before `idx` was filed).
+    fn scan_groups(&mut self, idx: usize, own: Option<u32>, mut group: u32) -> RepetitionScan {
         let mut scan = RepetitionScan::default();
         let cur = &self.slots[idx];
         let side = cur.entry.side_to_move().index();
@@ -422,16 +449,20 @@ impl GameHistory {
             scan.nearest_same_board_back = Some(cur.ply - nearest.ply);
             scan.nearest_relation = Some(mine.relation(nearest.entry.hands[side]));
         }
+        if let Some(g) = own.map(|g| &self.groups[g as usize]) {
+            let back = cur.ply - self.slots[g.newest as usize].ply;
+            scan.exact = g.count;
+            scan.nearest_exact_back = Some(back);
+            scan.perpetual = self.perpetual(idx, g.newest as usize, back);
+        }
         let nearer = |old: Option<u32>, back: u32| Some(old.map_or(back, |o| o.min(back)));
+        let mut compared = 0;
         while group != NONE {
             let g = &self.groups[group as usize];
             let back = cur.ply - self.slots[g.newest as usize].ply;
+            compared += 1;
             match mine.relation(g.hand) {
-                HandRelation::Equal => {
-                    scan.exact = g.count;
-                    scan.nearest_exact_back = Some(back);
-                    scan.perpetual = self.perpetual(idx, g.newest as usize, back);
-                }
+                HandRelation::Equal => {} // the position's own group, done above
                 HandRelation::Inferior => {
                     scan.inferior += g.count;
                     scan.nearest_inferior_back = nearer(scan.nearest_inferior_back, back);
@@ -441,6 +472,7 @@ impl GameHistory {
             }
             group = g.next;
         }
+        self.compared += compared;
         scan
     }
 

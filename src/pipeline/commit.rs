@@ -11,7 +11,7 @@ use super::gather::Gathered;
 use super::kept_shards::KeptShards;
 use super::known_dups::KnownDuplicates;
 use super::output::{AtomicFile, AtomicMark, FileInfo};
-use super::rejected_line;
+use super::rejected_line::{self, file_name, RejectRuns};
 use super::report::{Counts, Tallies};
 use super::worker::{BatchOutcome, RecordOutcome};
 use crate::codec::Format;
@@ -63,6 +63,8 @@ pub(crate) struct Commit {
     /// Bytes of rejected records shown in rejected.jsonl per input file (see
     /// [`MAX_REJECTED_RAW_PER_FILE`]).
     rejected_raw: Vec<u64>,
+    /// Rejects per reason of the file being committed, and their summaries.
+    rejected_runs: RejectRuns,
     dedup: Option<DedupIndex>,
     /// With checkpoints on: every key added to `dedup`, for a resumed run.
     dedup_log: Option<DedupLog>,
@@ -116,6 +118,9 @@ pub(crate) struct CommitMark {
     /// Bytes of rejected records shown in rejected.jsonl per input file.
     #[serde(default)]
     pub(crate) rejected_raw: Vec<u64>,
+    /// Rejects per reason of the file being committed, and their summaries.
+    #[serde(default)]
+    pub(crate) rejected_runs: RejectRuns,
     /// Kept-record writers in the order they were opened.
     pub(crate) kept: Vec<(Format, ShardWriterMark)>,
     /// The binary mates file.
@@ -139,6 +144,7 @@ impl Commit {
             tallies: Tallies::default(),
             gathered: Gathered::new(o.files.len()),
             rejected_raw: vec![0; o.files.len()],
+            rejected_runs: RejectRuns::default(),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             known: o.known,
@@ -217,6 +223,7 @@ impl Commit {
             tallies: mark.tallies.clone(),
             gathered: mark.gathered.clone(),
             rejected_raw: mark.rejected_raw.clone(),
+            rejected_runs: mark.rejected_runs.clone(),
             dedup: o.dedup,
             dedup_log: o.dedup_log,
             known: o.known,
@@ -249,6 +256,7 @@ impl Commit {
             tallies: self.tallies.clone(),
             gathered: self.gathered.clone(),
             rejected_raw: self.rejected_raw.clone(),
+            rejected_runs: self.rejected_runs.clone(),
             kept,
             mates_bin,
             audit: mark(self.audit.as_mut())?,
@@ -453,15 +461,15 @@ impl Commit {
             .rejected_reasons
             .entry(reason.kind().into())
             .or_default() += 1;
-        let file = file_name(&self.files, r.file);
         let shown = self.rejected_raw.get_mut(r.file as usize);
-        let line = rejected_line::line(reason, r, file, shown);
-        self.rejected.write_json_line(&line)
+        let runs = &mut self.rejected_runs;
+        rejected_line::write(&mut self.rejected, runs, shown, reason, r, &self.files)
     }
 
     /// Finishes every file (renaming them into place); returns them for the manifest, kept
     /// shards first in format order.
-    pub(crate) fn finish(self) -> io::Result<Vec<FileInfo>> {
+    pub(crate) fn finish(mut self) -> io::Result<Vec<FileInfo>> {
+        self.rejected_runs.finish(&mut self.rejected, &self.files)?;
         if let Some(known) = self.known {
             known.finish()?;
         }
@@ -479,11 +487,6 @@ impl Commit {
         files.push(self.rejected.finish()?);
         Ok(files)
     }
-}
-
-/// The name of input file number `file` ("?" for none).
-fn file_name(files: &[String], file: u32) -> &str {
-    files.get(file as usize).map(String::as_str).unwrap_or("?")
 }
 
 /// The dedup decision of the kept record number `index` with `key`: the index of the first

@@ -46,6 +46,9 @@ impl GameWriter {
             let kept = game.is_record(i) && records.next().copied().unwrap_or(false);
             self.by_move.push(kept);
         }
+        if !self.by_move.contains(&true) {
+            return Ok(()); // nothing to write (and a faulted game is not re-encoded)
+        }
         self.chains.clear();
         let by_move = &self.by_move;
         let keep = |i: usize| by_move.get(i).copied().unwrap_or(false);

@@ -321,3 +321,144 @@ fn random_damage_never_panics_and_every_decoded_move_is_legal() {
         }
     }
 }
+
+/// Whatever a reader decoded, the writer writes: `g` (with or without a fault) with the
+/// positions `keep` says re-encodes without error, to games that decode without error
+/// and hold exactly the records written.
+pub(crate) fn writes_back(format: GameFormat, g: &Game, keep: &dyn Fn(usize) -> bool) {
+    let mut out = Vec::new();
+    let written = encode_game(g, keep, &mut out)
+        .unwrap_or_else(|e| panic!("{format}: a decoded game does not encode: {e}"));
+    if format == GameFormat::Sbinpack {
+        let chains = std::mem::take(&mut out);
+        sbinpack::write_chunk(&chains, &mut out).unwrap();
+    }
+    let (again, rest) = decode(format, &out);
+    assert_eq!((again.len(), rest), (written.games, None), "{format}");
+    assert!(again.iter().all(|h| h.error.is_none()), "{format}");
+    let records: usize = again.iter().map(Game::records).sum();
+    assert_eq!(records, written.records, "{format}");
+}
+
+/// One flipped byte at a chain's metadata length (≥ 128) used to stop the whole run with
+/// "cannot encode: sbinpack metadata is at most 127 bytes"; an eval past ±2^30 read, then
+/// cut into a chain of its own, overflowed the writer's eval delta. Both are now rejected
+/// where they are read, and every game around them is written.
+#[test]
+fn what_the_sbinpack_reader_accepts_the_writer_writes() {
+    let clean = crate::pipeline::games::first_games(GameFormat::Sbinpack, 20);
+    let (games, _) = decode(GameFormat::Sbinpack, &clean);
+    let mut bytes = clean.clone();
+    bytes[games[10].offset as usize + 38] = 200;
+    let (damaged, _) = decode(GameFormat::Sbinpack, &bytes);
+    let hurt = &damaged[10];
+    assert_eq!(hurt.error.as_ref().unwrap().kind.code(), "metadata");
+    assert_eq!(hurt.error.as_ref().unwrap().offset, games[10].offset + 38);
+    for g in &damaged {
+        writes_back(GameFormat::Sbinpack, g, &|_| true);
+        writes_back(GameFormat::Sbinpack, g, &|i| i % 3 != 1);
+    }
+    // A game whose evals go from -2^30 + 1 to 2^30 - 1 is read, and any cut of it written;
+    // one beyond is a fault at its move.
+    let mut g = games[0].clone();
+    g.moves.truncate(4);
+    g.error = None;
+    let big = posfilter::codec::game::sbinpack::MAX_EVAL;
+    for (m, e) in g.moves.iter_mut().zip([big, big, -big, big]) {
+        m.eval = e;
+    }
+    let mut out = Vec::new();
+    encode_game(&g, &|_| true, &mut out).unwrap();
+    let mut file = Vec::new();
+    sbinpack::write_chunk(&out, &mut file).unwrap();
+    let (read, _) = decode(GameFormat::Sbinpack, &file);
+    assert_eq!((read[0].error.as_ref(), read[0].moves.len()), (None, 4));
+    for cut in 0..4 {
+        writes_back(GameFormat::Sbinpack, &read[0], &|i| i != cut);
+    }
+    g.moves[2].eval = -big - 1;
+    let mut out = Vec::new();
+    encode_game(&g, &|_| true, &mut out).unwrap();
+    let mut file = Vec::new();
+    sbinpack::write_chunk(&out, &mut file).unwrap();
+    let (read, _) = decode(GameFormat::Sbinpack, &file);
+    let e = read[0].error.as_ref().unwrap();
+    assert_eq!(
+        (e.kind.code(), e.ply, read[0].moves.len()),
+        ("eval_overflow", 2, 2)
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// The read-then-write path of every game format (what the `decode_games` fuzz target
+    /// checks on arbitrary bytes): the first games of each vector, damaged by up to 3 bit
+    /// flips (biased to the game headers) and maybe truncated, decode; every game decoded,
+    /// faulted or not, is written back with every position, none, or a random subset kept.
+    #[test]
+    fn every_decoded_game_writes_back(
+        format in 0usize..3,
+        flips in proptest::collection::vec((0usize..4096, 0usize..8), 0..4),
+        cut in proptest::option::of(0usize..4096),
+        mask in proptest::num::u64::ANY,
+    ) {
+        let format = GameFormat::ALL[format];
+        let mut bytes = crate::pipeline::games::first_games(format, 6);
+        for (at, bit) in flips {
+            // Half the flips land in the first 64 bytes: the headers and metadata.
+            let at = if at % 2 == 0 { at / 2 % 64 } else { at };
+            let at = at % bytes.len();
+            bytes[at] ^= 1 << bit;
+        }
+        if let Some(cut) = cut {
+            bytes.truncate(cut % bytes.len());
+        }
+        let (games, _) = decode(format, &bytes);
+        for g in &games {
+            writes_back(format, g, &|_| true);
+            writes_back(format, g, &|_| false);
+            writes_back(format, g, &|i| mask >> (i % 64) & 1 == 1);
+        }
+    }
+}
+
+/// The run itself: a 20-game sbinpack file whose 11th chain says 200 bytes of metadata used
+/// to exit 2 with nothing written ("cannot encode: sbinpack metadata is at most 127
+/// bytes"); now that chain's records are rejected at the byte, with the reason, and the
+/// other games are kept and written as sbinpack.
+#[test]
+fn a_bad_metadata_length_rejects_its_chain_and_the_run_goes_on() {
+    use crate::pipeline::{config, report, run_status};
+    let dir = crate::support::TempDir::new("sbin-metadata");
+    let clean = crate::pipeline::games::first_games(GameFormat::Sbinpack, 20);
+    let (games, _) = decode(GameFormat::Sbinpack, &clean);
+    let at = games[10].offset as usize + 38;
+    let mut bytes = clean.clone();
+    bytes[at] = 200;
+    let path = dir.join("bad.sbinpack");
+    std::fs::write(&path, &bytes).unwrap();
+    let cfg = config(&dir, &[&path], "[filter.mate]\nenabled = false\n");
+    let out = dir.join("out");
+    let (code, err) = run_status(&["run", &cfg, "--quiet", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let rec = &r["records"];
+    let (input, rejected) = (
+        rec["input"].as_u64().unwrap(),
+        rec["rejected"].as_u64().unwrap(),
+    );
+    let before: usize = games[..10].iter().map(Game::records).sum();
+    assert!(rejected >= 1 && input - rejected >= before as u64, "{rec}");
+    let text = std::fs::read_to_string(out.join("rejected.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["offset"], at as u64, "{first}");
+    assert!(
+        first["detail"]
+            .as_str()
+            .unwrap()
+            .contains("metadata of 200 bytes"),
+        "{first}"
+    );
+    let kept = std::fs::read_dir(out.join("kept")).unwrap().count();
+    assert!(kept > 0);
+}

@@ -14,6 +14,7 @@ mod filter;
 mod games;
 mod games_bad;
 mod games_io;
+mod games_long;
 mod input_files;
 mod io;
 mod layout;

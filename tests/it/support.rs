@@ -49,10 +49,14 @@ pub fn skipped(why: &str) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
-/// Path of the built `posfilter` binary.
+/// Path of the built `posfilter` binary, or of the one `POSFILTER_TEST_BIN` names (to run
+/// the tests against another build, such as the one before a fix).
 #[allow(dead_code)]
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_posfilter"))
+    match std::env::var_os("POSFILTER_TEST_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_posfilter")),
+    }
 }
 
 /// A temporary directory removed on drop.

@@ -46,4 +46,4 @@ pub use frame::{count_records, probe, read_games, Counted, Framer, Unreadable, P
 pub use model::{
     Frame, Game, GameError, GameErrorKind, GameFormat, GameMeta, GameMove, Visit, MAX_GAME_BYTES,
 };
-pub use replay::{decode_game, encode_game, Written};
+pub use replay::{decode_game, encode_game, replay_game, Written};

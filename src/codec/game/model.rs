@@ -284,8 +284,9 @@ pub enum GameErrorKind {
     /// The game's bytes end before the game does.
     #[error("truncated: {0}")]
     Truncated(&'static str),
-    /// sbinpack: an eval outside i32.
-    #[error("eval overflows i32")]
+    /// sbinpack: an eval beyond ±[`sbinpack::MAX_EVAL`](super::sbinpack::MAX_EVAL), which a
+    /// chain cut from this one could not store (or beyond i32).
+    #[error("eval beyond ±1,073,741,823 (2^30 - 1, the most a chain cut from this one can store)")]
     Eval,
     /// sbinpack: metadata longer than 127 bytes.
     #[error("metadata of {0} bytes (at most 127)")]
@@ -334,9 +335,11 @@ pub(crate) fn fault(at: usize, kind: GameErrorKind) -> Fault {
     (at, kind)
 }
 
-/// A game being replayed: the position before the next move.
+/// A game being replayed: the position before the next move. It keeps no undo history (a
+/// replay never takes a move back), so its position is the same size at every ply and a
+/// copy of it costs the same at move 1 and move 65,535.
 pub(crate) struct Replay {
-    /// The position before the next move.
+    /// The position before the next move (its undo stack always empty).
     pub pos: Position,
 }
 
@@ -363,10 +366,11 @@ impl Replay {
         Ok(m)
     }
 
-    /// Plays a move [`Replay::check`] accepted.
+    /// Plays a move [`Replay::check`] accepted, forgetting how to take it back.
     #[inline]
     pub fn play(&mut self, m: Move) {
         self.pos.do_move(m);
+        self.pos.clear_history();
     }
 }
 

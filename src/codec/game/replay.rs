@@ -37,6 +37,21 @@ pub fn decode_game(
     }
 }
 
+/// Replays the decoded moves of `game` from its start and calls `on_position` with the index
+/// and the position before each, in order: the positions [`decode_game`] showed, again,
+/// without keeping them (one position in memory whatever the game's length). Stops before a
+/// move that is not legal where it is played (never in a game `decode_game` filled).
+pub fn replay_game(game: &Game, on_position: &mut dyn FnMut(usize, &Position)) {
+    let mut replay = Replay::new(&game.start);
+    for (i, m) in game.moves.iter().enumerate() {
+        let Ok(mv) = replay.check(Some(m.mv), m.mv.raw()) else {
+            return;
+        };
+        on_position(i, &replay.pos);
+        replay.play(mv);
+    }
+}
+
 /// What [`encode_game`] wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {

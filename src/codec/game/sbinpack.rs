@@ -33,6 +33,11 @@ pub const CHUNK_HEADER: usize = 8;
 const STEM: usize = 39;
 /// The longest metadata.
 pub const MAX_METADATA: usize = 127;
+/// The largest eval magnitude read: `2^30 - 1`. A chain cut from a game starts its eval
+/// deltas from the stem score again and may flip which evals are negated, so two evals of a
+/// game must differ, and each be negated, within i32: only then can every chain cut from a
+/// chain read be written (engines' evals are within ±32,000 or so).
+pub const MAX_EVAL: i32 = (1 << 30) - 1;
 
 /// Appends a chunk holding `chains` (whole chains from [`super::encode_game`]).
 pub fn write_chunk(chains: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
@@ -160,6 +165,13 @@ pub(crate) fn decode(
     };
     let head = bytes.get(..STEM).ok_or_else(|| cut(0))?;
     let meta_len = head[STEM - 1] as usize;
+    if meta_len > MAX_METADATA {
+        // Before anything else: the game keeps no metadata, so it can still be written.
+        if let GameMeta::Sbinpack { metadata, .. } = &mut game.meta {
+            metadata.clear();
+        }
+        return Err(fault(STEM - 1, GameErrorKind::Metadata(meta_len)));
+    }
     let metadata = bytes.get(STEM..STEM + meta_len).ok_or_else(|| cut(STEM))?;
     let count = bytes
         .get(STEM + meta_len..STEM + meta_len + 2)
@@ -179,9 +191,6 @@ pub(crate) fn decode(
         ply_result,
         metadata: kept,
     };
-    if meta_len > MAX_METADATA {
-        return Err(fault(STEM - 1, GameErrorKind::Metadata(meta_len)));
-    }
     let psfen: &[u8; 32] = head[..32].try_into().map_err(|_| cut(0))?;
     game.start = decode_psfen(psfen).map_err(|e| fault(0, GameErrorKind::Start(e)))?;
     game.start.set_ply((ply_result & 0x3ff) as u32);
@@ -220,7 +229,9 @@ fn replay_moves(
         } else {
             Some(norm)
         };
-        let eval = eval.ok_or_else(|| fault(here, GameErrorKind::Eval))?;
+        let eval = eval
+            .filter(|e| e.unsigned_abs() <= MAX_EVAL as u32)
+            .ok_or_else(|| fault(here, GameErrorKind::Eval))?;
         let gm = GameMove {
             mv,
             eval,

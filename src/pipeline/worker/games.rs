@@ -14,11 +14,11 @@
 
 use super::outcome::{BatchOutcome, GameOut, RecordOutcome};
 use super::Worker;
-use crate::codec::game::{decode_game, infer, Game, GameFormat};
+use crate::codec::game::{decode_game, infer, replay_game, Game, GameFormat};
 use crate::filter::RejectReason;
 use crate::io::batch::{Batch, GameRef, RecordRef};
 use crate::pipeline::settings::Settings;
-use crate::shogi::{Move, Position};
+use crate::shogi::Move;
 
 impl Worker {
     /// hcpe: whether the record decoded into slot `slot` continues the game of the record
@@ -63,17 +63,9 @@ impl Worker {
             Some(g) if g.format() == format => g,
             _ => Game::new(format),
         };
-        let mut positions = std::mem::take(&mut self.positions);
         for g in batch.games() {
-            let mut n = 0;
-            decode_game(g.bytes, g.span.offset, &mut game, &mut |_, pos, _| {
-                match positions.get_mut(n) {
-                    Some(slot) => slot.clone_from(pos),
-                    None => positions.push(pos.clone()),
-                }
-                n += 1;
-            });
-            let decided = self.decide_game(&game, &positions[..n], &g, batch, settings, outcome);
+            decode_game(g.bytes, g.span.offset, &mut game, &mut |_, _, _| {});
+            let decided = self.decide_game(&game, &g, batch, settings, outcome);
             reject_rest(&game, &g, decided, batch.file, outcome);
             tick(g.span.records as u64);
             if write_games {
@@ -84,15 +76,14 @@ impl Worker {
             }
         }
         self.game = Some(game);
-        self.positions = positions;
     }
 
-    /// Decides the records of one decoded game (`positions`: the position before each of
-    /// its moves); returns how many.
+    /// Decides the records of one decoded game, replaying it (its positions are not kept:
+    /// the repetition history is all a position needs of the ones before it, so memory is
+    /// linear in the game's length); returns how many.
     fn decide_game(
         &mut self,
         game: &Game,
-        positions: &[Position],
         g: &GameRef<'_>,
         batch: &Batch,
         settings: &Settings,
@@ -100,15 +91,15 @@ impl Worker {
     ) -> u32 {
         self.history.clear();
         let mut decided = 0;
-        for (i, pos) in positions.iter().enumerate().take(game.moves.len()) {
+        replay_game(game, &mut |i, pos| {
             if !game.is_record(i) {
                 if settings.repetition.is_some() {
                     self.history.push_position(pos);
                 }
-                continue;
+                return;
             }
             if decided == g.span.records {
-                break; // never: decoding reaches at most the records framed
+                return; // never: decoding reaches at most the records framed
             }
             let d = &mut self.decoded[0];
             d.position.clone_from(pos);
@@ -123,13 +114,15 @@ impl Worker {
             let r = self.decide(0, Ok(()), batch.format, g.bytes, settings, &mut outcome.out);
             outcome.records.push(r.at(&rec, batch.file));
             decided += 1;
-        }
+        });
         decided
     }
 }
 
 /// Rejects the records of game `g` after the first `decided`: the rest its fault left
-/// unread, each at the fault's offset with its reason and the game's bytes from there.
+/// unread, each at the fault's offset with its reason; the first shows the game's bytes
+/// from there, the others none (a copy each cost 8 KB per record: 570 MB for a 65,535-move
+/// game faulted at its second move).
 fn reject_rest(
     game: &Game,
     g: &GameRef<'_>,
@@ -153,7 +146,8 @@ fn reject_rest(
             bytes: rest,
             new_game: false,
         };
-        let r = RecordOutcome::new().reject(reason, rest, false);
+        let shown = if k == decided { rest } else { &[] };
+        let r = RecordOutcome::new().reject(reason, shown, false);
         outcome.records.push(r.at(&rec, file));
     }
 }

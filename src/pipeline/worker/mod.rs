@@ -36,10 +36,8 @@ pub(crate) struct Worker {
     /// The records being decided (two: binary records are decoded in pairs), decoded in place
     /// (the same two positions are reused for every record).
     decoded: [Decoded; 2],
-    /// Game formats: the game being decided and the position before each of its moves
-    /// (kept to reuse their allocations).
+    /// Game formats: the game being decided (kept to reuse its allocations).
     game: Option<Game>,
-    positions: Vec<crate::shogi::Position>,
     /// hcpe: the previous record's position and best move, when it decoded (the chain of
     /// best moves that makes consecutive records one game, `codec::game::infer`).
     chain: Option<(crate::shogi::Position, crate::shogi::Move)>,
@@ -63,7 +61,6 @@ impl Worker {
             history: GameHistory::new(),
             decoded: Default::default(),
             game: None,
-            positions: Vec::new(),
             chain: None,
             hcpe_games: 0,
         }

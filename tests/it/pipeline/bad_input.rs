@@ -329,3 +329,102 @@ fn rejected_jsonl_shows_at_most_1_mib_of_one_files_bytes() {
     let size = std::fs::metadata(out.join("rejected.jsonl")).unwrap().len();
     assert!(size < 3_500_000, "{size} bytes");
 }
+
+/// A zstd bomb of bad records (200,000 PackedSfen records that do not decode, about 1 KB of
+/// `.zst`) and a second file of 2,500 of them: each file's rejects of one reason get a line
+/// each up to 1,000, then one summary line with the count and the first and last index and
+/// offset (before, a line per record: 365 MB for a 2 KB bomb). Every rejected record is in
+/// one line, the counts reconcile, and a run stopped at checkpoints inside the summarised
+/// stretch resumes to the bytes of an uninterrupted run.
+#[test]
+fn rejects_of_one_reason_past_1000_in_a_file_make_one_summary_line() {
+    let dir = TempDir::new("reject-summary");
+    let good = std::fs::read(data("pipeline/startpos.psfen")).unwrap();
+    let mut a = good[..50 * 32].to_vec();
+    a.extend(std::iter::repeat_n(0xffu8, 200_000 * 32));
+    a.extend_from_slice(&good[..10 * 32]);
+    a.extend_from_slice(&[1, 2, 3]); // a truncated tail: another reason, its own line
+    let bomb = zstd::encode_all(&a[..], 19).unwrap();
+    assert!(bomb.len() < 4096, "{}", bomb.len());
+    let (pa, pb) = (dir.join("a.psfen.zst"), dir.join("b.psfen"));
+    std::fs::write(&pa, &bomb).unwrap();
+    let mut b = vec![0xffu8; 2_500 * 32];
+    b.extend_from_slice(&good[..5 * 32]);
+    std::fs::write(&pb, &b).unwrap();
+    let cfg = config(&dir, &[&pa, &pb], "[filter.mate]\nenabled = false\n");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("[input]\n", "[input]\nformat = \"psfen\"\n");
+    let text = text.replace("[output]\n", "[output]\ncheckpoint_records = 30000\n");
+    std::fs::write(&cfg, text).unwrap();
+    let run = |out: &Path, stop: Option<u32>, resume: bool| {
+        let mut cmd = std::process::Command::new(crate::support::bin());
+        cmd.args(["run", &cfg, "--quiet", "--threads", "2", "--out"])
+            .arg(out);
+        if resume {
+            cmd.arg("--resume");
+        }
+        if let Some(k) = stop {
+            cmd.env("POSFILTER_STOP_AFTER_CHECKPOINTS", k.to_string());
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code().unwrap_or(-1), err)
+    };
+    let full = dir.join("full");
+    let (code, err) = run(&full, None, false);
+    assert_eq!(code, 0, "{err}");
+    let lines = jsonl_lines(&full.join("rejected.jsonl"));
+    let summaries: Vec<&Value> = lines.iter().filter(|l| l["summary"] == true).collect();
+    assert_eq!(
+        lines.len(),
+        1000 + 1 + 1000 + summaries.len(),
+        "{summaries:?}"
+    );
+    assert_eq!(summaries.len(), 2);
+    let (sa, sb) = (summaries[0], summaries[1]);
+    assert!(
+        sa["file"].as_str().unwrap().ends_with("a.psfen.zst"),
+        "{sa}"
+    );
+    assert_eq!(
+        (&sa["count"], &sa["first_index"], &sa["last_index"]),
+        (
+            &Value::from(199_000),
+            &Value::from(1050),
+            &Value::from(200_049)
+        )
+    );
+    assert_eq!(
+        (&sa["first_offset"], &sa["last_offset"]),
+        (&Value::from(1050 * 32), &Value::from(200_049 * 32))
+    );
+    assert_eq!(
+        (&sb["count"], &sb["first_index"]),
+        (&Value::from(1500), &Value::from(200_061 + 1000))
+    );
+    assert_eq!(
+        (&sb["first_offset"], &sb["last_offset"]),
+        (&Value::from(1000 * 32), &Value::from(2_499 * 32))
+    );
+    // The summary of a.psfen.zst follows its other lines (the truncated tail's included).
+    let at = lines.iter().position(|l| l["summary"] == true).unwrap();
+    assert_eq!((at, &lines[at - 1]["index"]), (1001, &Value::from(200_060)));
+    let r = report(&full);
+    let rec = &r["records"];
+    let in_lines: u64 = lines.iter().map(|l| l["count"].as_u64().unwrap_or(1)).sum();
+    assert_eq!(rec["rejected"].as_u64(), Some(in_lines));
+    assert_eq!(rec["rejected"], 200_000 + 1 + 2_500);
+    reconciles(&r);
+    let size = std::fs::metadata(full.join("rejected.jsonl"))
+        .unwrap()
+        .len();
+    assert!(size < 2_000_000, "{size} bytes");
+    for stop in [2u32, 5] {
+        let out = dir.join(&format!("stop{stop}"));
+        assert_eq!(run(&out, Some(stop), false).0, 75, "stop {stop}");
+        let (code, err) = run(&out, None, true);
+        assert_eq!(code, 0, "stop {stop}: {err}");
+        same_outputs(&full, &out, &[]);
+    }
+}
