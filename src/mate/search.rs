@@ -21,6 +21,10 @@
 //!   mates are left to the exact test of the OR expansion: testing every check here cost
 //!   20% more time on the bench set for no fewer nodes, because the OR expansion already
 //!   finds every mate in 1.
+//! - Under a mate-length cap (the shortening's searches), a new OR child with one attacker
+//!   move left (a mate in 3 from it would end past the cap) is settled when its parent
+//!   expands: the exact mate-in-1 test of all its checks, proven or disproven within the
+//!   cap, which is what its visit would find (`expand.rs`, `last_move_leaf`).
 //! - Both kinds of new child take the larger of these numbers and the floors the table
 //!   gives from unknown entries of the same board with a dominating hand (`table.rs`).
 //! - Delayed expansion (KomoringHeights): a child that is nearly always no better than a

@@ -243,8 +243,10 @@ impl Searcher {
             Probe::Unknown { .. } | Probe::Miss { .. } if self.past_cap(depth + 1, true) => {
                 Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
             }
-            Probe::Unknown { pn, dn } => Child::unknown(e, pn, dn, Hand::EMPTY),
-            Probe::Miss { pn, dn } => {
+            Probe::Unknown { pn, dn } if !self.last_move(depth + 1) => {
+                Child::unknown(e, pn, dn, Hand::EMPTY)
+            }
+            Probe::Unknown { pn, dn } | Probe::Miss { pn, dn } => {
                 pos.do_move(e);
                 let c = self.leaf_or(pos, e, depth + 1, checks, (pn, dn));
                 pos.undo_move();
@@ -273,6 +275,9 @@ impl Searcher {
             self.table.store(key, stored, INF, 0, 0, 1);
             return Child::disproven(e, dh, 0, NO_LOOP);
         }
+        if self.last_move(depth) {
+            return self.last_move_leaf(pos, e, depth, checks);
+        }
         if self.two_ply && depth < self.max_plies {
             let ek = pos.king_square(self.attacker.flip());
             let near = attacks::king(ek);
@@ -285,12 +290,8 @@ impl Searcher {
                 if !near.has(m.to()) || m.is_drop() && m.drop_piece() == PieceType::Pawn {
                     continue;
                 }
-                let cap = captured(pos, m);
-                if let Some(ph) = self.mate_by(pos, m, &mut discover) {
-                    let ph = hands::before_move_proof(ph, m, cap);
-                    let stored = if self.table.dominance() { ph } else { hand };
-                    self.table.store(key, stored, 0, INF, 1, 1);
-                    return Child::proven(e, ph, 1);
+                if let Some(c) = self.leaf_mate_by(pos, e, m, (key, hand), &mut discover) {
+                    return c;
                 }
             }
         }
@@ -298,6 +299,65 @@ impl Searcher {
         let (pn, dn) = (pn_floor.max(1), dn_floor.max(leaf_dn(checks.len())));
         self.table.store(key, hand, pn, dn, 0, 0);
         Child::unknown(e, pn, dn, Hand::EMPTY)
+    }
+}
+
+impl Searcher {
+    /// Whether an OR node at `depth` that may still move under the mate-length cap has
+    /// only that one move left: a mate in 3 from it would end past the cap.
+    #[inline(always)]
+    fn last_move(&self, depth: u32) -> bool {
+        depth + 3 > self.max_plies
+    }
+
+    /// An OR node reached by `e` at `depth` with one attacker move left (`last_move`), with
+    /// its `checks`: settled at once by the exact mate-in-1 test of every check, which is
+    /// what its visit would do. Proven: stored as a mate in 1. Else disproven within the
+    /// plies it has left (stored as a visit stores it, `DisprovenWithin`; it holds on any
+    /// path, so it carries no loop head). Only capped searches (the shortening) meet such
+    /// nodes; settling them here saves the visit, and an AND node whose first such child
+    /// is not mated is disproven without testing the others.
+    fn last_move_leaf(
+        &mut self,
+        pos: &mut Position,
+        e: Move,
+        depth: u32,
+        checks: &MoveList,
+    ) -> Child {
+        let hand = pos.hand(self.attacker);
+        let key = self.tt_key(pos);
+        let mut discover = None;
+        for &m in checks.iter() {
+            // A checking pawn drop never mates (pawn-drop mate is not generated).
+            if m.is_drop() && m.drop_piece() == PieceType::Pawn {
+                continue;
+            }
+            if let Some(c) = self.leaf_mate_by(pos, e, m, (key, hand), &mut discover) {
+                return c;
+            }
+        }
+        let within = self.max_plies.saturating_sub(depth) as u16 + 1;
+        self.table.store(key, hand, INF, 0, within, 1);
+        Child::disproven(e, hand, DEPTH_LIMITED, NO_LOOP)
+    }
+
+    /// The new OR node reached by `e` (the current position, key `key`, attacker's hand
+    /// `hand`) as a proven child if its check `m` mates at once (the proof stored: a mate
+    /// in 1 holds on any path), else `None`.
+    #[inline(always)]
+    fn leaf_mate_by(
+        &mut self,
+        pos: &mut Position,
+        e: Move,
+        m: Move,
+        (key, hand): (u64, Hand),
+        discover: &mut Option<Bitboard>,
+    ) -> Option<Child> {
+        let cap = captured(pos, m);
+        let ph = hands::before_move_proof(self.mate_by(pos, m, discover)?, m, cap);
+        let stored = if self.table.dominance() { ph } else { hand };
+        self.table.store(key, stored, 0, INF, 1, 1);
+        Some(Child::proven(e, ph, 1))
     }
 }
 
