@@ -2,6 +2,7 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod book;
 mod browser;
 mod cluster;
 mod cluster_games;

@@ -1,0 +1,227 @@
+//! Walking a book into start positions: breadth-first from root positions along the
+//! book's moves, each position visited once, at its smallest ply.
+//!
+//! # Semantics
+//! - A node's book moves are tried in USI-string order. A move is *followed* when it is
+//!   legal, the position it leads to is not decided (the caller's `decide`, asked once per
+//!   distinct position: verdicts are cached by fingerprint), and that position repeats none
+//!   of the line that reached the move's position (the root's own history included). A
+//!   followed move into a position already visited counts as followed; the position is not
+//!   visited again.
+//! - Nodes at `max_plies` plies from their root are visited but not expanded.
+//! - [`Emit`] picks what is emitted, in visit order, so the output is the same on every
+//!   run: `leaves` (no followed move, or at `max_plies`), `all`, `exits` (a visited
+//!   position with no book entry: one book move past the book's end), `ply:K`.
+//!
+//! The walk decides nothing itself: whether a position is decided (mate, mated,
+//! declaration) is the caller's, who has the solver and its budget.
+
+use super::Book;
+use crate::shogi::{Fingerprint, Move, Position};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which visited positions a walk emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Emit {
+    /// Positions with no followed move, or at the ply limit.
+    #[default]
+    Leaves,
+    /// Every visited position.
+    All,
+    /// Visited positions the book has no entry for (one move past its end).
+    Exits,
+    /// Positions exactly this many plies from their root.
+    Ply(u32),
+}
+
+impl FromStr for Emit {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Emit, String> {
+        match s {
+            "leaves" => Ok(Emit::Leaves),
+            "all" => Ok(Emit::All),
+            "exits" => Ok(Emit::Exits),
+            _ => s
+                .strip_prefix("ply:")
+                .and_then(|k| k.parse().ok())
+                .map(Emit::Ply)
+                .ok_or_else(|| format!("--emit {s:?}: expected leaves, all, exits or ply:K")),
+        }
+    }
+}
+
+impl fmt::Display for Emit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Emit::Leaves => write!(f, "leaves"),
+            Emit::All => write!(f, "all"),
+            Emit::Exits => write!(f, "exits"),
+            Emit::Ply(k) => write!(f, "ply:{k}"),
+        }
+    }
+}
+
+/// A root of the walk: its position and the line that reached it (for repetition).
+#[derive(Clone, Debug)]
+pub struct Root {
+    /// The root position (its history, if any, is the line before it).
+    pub position: Position,
+    /// Fingerprints of the positions before it on its line, oldest first.
+    pub history: Vec<Fingerprint>,
+}
+
+/// One visited position.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The position (no history).
+    pub position: Position,
+    /// The root it was reached from (index into the roots).
+    pub root: usize,
+    /// The moves from the root, in order.
+    pub moves: Vec<Move>,
+    /// Whether any of its book moves was followed.
+    pub followed: bool,
+    /// Whether the book has an entry for it.
+    pub in_book: bool,
+}
+
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Every visited position, in visit order.
+    pub nodes: Vec<Node>,
+    /// Indices into `nodes` of the emitted positions, in visit order.
+    pub emitted: Vec<usize>,
+    /// Moves followed (into a new or an already visited position).
+    pub followed: u64,
+    /// Moves not legal in their position.
+    pub illegal: u64,
+    /// Moves into a decided position, by the decision's reason.
+    pub decided: BTreeMap<String, u64>,
+    /// Moves into a position already on their line (cycles cut).
+    pub cycles_cut: u64,
+    /// Distinct positions `decide` was asked about.
+    pub decisions: u64,
+}
+
+/// Walks `book` (entries merged: one per position) from `roots` up to `max_plies` plies;
+/// `decide` returns the reason a position is decided, or `None`. See the module doc.
+pub fn walk(
+    book: &Book,
+    roots: &[Root],
+    max_plies: u32,
+    emit: Emit,
+    decide: &mut dyn FnMut(&Position) -> Option<String>,
+) -> Walked {
+    let entries: HashMap<Fingerprint, usize> = book
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.position.fingerprint(), i))
+        .collect();
+    let mut out = Walked::default();
+    let mut visited: HashMap<Fingerprint, usize> = HashMap::new();
+    let mut verdicts: HashMap<Fingerprint, Option<String>> = HashMap::new();
+    let mut queue = VecDeque::new();
+    for (r, root) in roots.iter().enumerate() {
+        let fp = root.position.fingerprint();
+        if visited.contains_key(&fp) {
+            continue;
+        }
+        visited.insert(fp, out.nodes.len());
+        queue.push_back(out.nodes.len());
+        let mut position = root.position.clone();
+        position.clear_history();
+        out.nodes.push(Node {
+            in_book: entries.contains_key(&fp),
+            position,
+            root: r,
+            moves: Vec::new(),
+            followed: false,
+        });
+    }
+    while let Some(n) = queue.pop_front() {
+        if out.nodes[n].moves.len() as u32 >= max_plies {
+            continue;
+        }
+        let Some(&e) = entries.get(&out.nodes[n].position.fingerprint()) else {
+            continue;
+        };
+        let mut moves: Vec<Move> = book.positions[e].moves.iter().map(|m| m.mv).collect();
+        moves.sort_by_cached_key(|m| m.to_usi());
+        for mv in moves {
+            let node = &out.nodes[n];
+            if !node.position.is_legal(mv) {
+                out.illegal += 1;
+                continue;
+            }
+            let mut child = node.position.clone();
+            child.do_move(mv);
+            child.clear_history();
+            let fp = child.fingerprint();
+            let verdict = verdicts.entry(fp).or_insert_with(|| {
+                out.decisions += 1;
+                decide(&child)
+            });
+            if let Some(reason) = verdict {
+                *out.decided.entry(reason.clone()).or_default() += 1;
+                continue;
+            }
+            if on_line(&out.nodes, &roots[node.root], n, fp) {
+                out.cycles_cut += 1;
+                continue;
+            }
+            out.followed += 1;
+            out.nodes[n].followed = true;
+            if visited.contains_key(&fp) {
+                continue;
+            }
+            let mut line = out.nodes[n].moves.clone();
+            line.push(mv);
+            visited.insert(fp, out.nodes.len());
+            queue.push_back(out.nodes.len());
+            out.nodes.push(Node {
+                in_book: entries.contains_key(&fp),
+                position: child,
+                root: out.nodes[n].root,
+                moves: line,
+                followed: false,
+            });
+        }
+    }
+    out.emitted = (0..out.nodes.len())
+        .filter(|&i| emitted(&out.nodes[i], emit, max_plies))
+        .collect();
+    out
+}
+
+/// Whether `fp` is the position of node `n`, one on its line from the root, or one of
+/// the root's own history.
+fn on_line(nodes: &[Node], root: &Root, n: usize, fp: Fingerprint) -> bool {
+    if root.history.contains(&fp) {
+        return true;
+    }
+    let node = &nodes[n];
+    let mut pos = root.position.clone();
+    pos.clear_history();
+    if pos.fingerprint() == fp {
+        return true;
+    }
+    node.moves.iter().any(|&m| {
+        pos.do_move(m);
+        pos.fingerprint() == fp
+    })
+}
+
+fn emitted(node: &Node, emit: Emit, max_plies: u32) -> bool {
+    let ply = node.moves.len() as u32;
+    match emit {
+        Emit::Leaves => !node.followed || ply >= max_plies,
+        Emit::All => true,
+        Emit::Exits => !node.in_book && ply > 0,
+        Emit::Ply(k) => ply == k,
+    }
+}
