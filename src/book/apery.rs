@@ -67,7 +67,12 @@ pub fn records(file: &Path, bytes: &[u8]) -> Result<Vec<Record>, BookFatal> {
     Ok(bytes
         .chunks_exact(RECORD_SIZE)
         .map(|r| {
-            let word = |a: usize, b: usize| r[a..b].iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x));
+            let word = |a: usize, b: usize| {
+                r[a..b]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |v, &x| v << 8 | u64::from(x))
+            };
             Record {
                 key: word(0, 8),
                 mv: word(8, 10) as u16,

@@ -71,7 +71,10 @@ pub fn looks_like_db(bytes: &[u8]) -> bool {
 }
 
 fn is_move(line: &[u8]) -> bool {
-    let token = line.split(|b| b.is_ascii_whitespace()).next().unwrap_or(b"");
+    let token = line
+        .split(|b| b.is_ascii_whitespace())
+        .next()
+        .unwrap_or(b"");
     let token = std::str::from_utf8(token).unwrap_or("");
     Move::from_usi(token).is_some() || matches!(token, "none" | "None" | "resign")
 }
@@ -164,8 +167,7 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<DbRead, BookFatal> {
             Err(reason) => out.rejected.push(reject(false, reason)),
         }
     }
-    if out.header && content_lines > 0 && out.book.positions.is_empty() && !has_sfen_line(&out)
-    {
+    if out.header && content_lines > 0 && out.book.positions.is_empty() && !has_sfen_line(&out) {
         return Err(BookFatal::new(
             file,
             "the header says YaneuraOu DB2016 but no line of the body is an `sfen` line",
@@ -318,7 +320,10 @@ fn write_entry(text: &mut String, sfen: &str, entry: &BookPosition) {
             m.depth.map(i64::from),
             m.count.map(|c| c as i64),
         ];
-        let present = fields.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+        let present = fields
+            .iter()
+            .rposition(Option::is_some)
+            .map_or(0, |i| i + 1);
         if present > 0 || m.ponder.is_some() {
             let ponder = m.ponder.unwrap_or(Move::NONE);
             let _ = write!(text, " {ponder}");

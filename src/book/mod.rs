@@ -9,9 +9,10 @@
 //! | [`ybb`] | YaneuraOu binary book (`.ybb`) | yes | yes |
 //! | [`sbk`] | ShogiGUI book (`.sbk`, protobuf) | by next-state links from roots | no |
 //!
-//! Beside them: [`apery_key`] (Apery's Zobrist key, with its own `mt19937_64`),
-//! [`protobuf`] (the few wire-format reads `.sbk` needs), [`walk`] (the breadth-first walk
-//! of a book from its roots, deciding nothing itself).
+//! Beside them: `load` (one door to every format: [`BookFormat`], [`sniff`], [`load`],
+//! [`save`], [`roots_from_text`]), [`apery_key`] (Apery's Zobrist key, with its own
+//! `mt19937_64`), `protobuf` (the few wire-format reads `.sbk` needs), [`walk`] (the
+//! breadth-first walk of a book from its roots, deciding nothing itself).
 //!
 //! # Invariants
 //! - Every [`BookPosition::position`] passes [`Position::validate`]; its move number is the
@@ -28,10 +29,13 @@
 pub mod apery;
 pub mod apery_key;
 pub mod db;
+mod load;
 pub(crate) mod protobuf;
 pub mod sbk;
 pub mod walk;
 pub mod ybb;
+
+pub use load::{load, roots_from_text, save, sniff, startpos_root, BookFormat, Facts, Loaded};
 
 use crate::shogi::{Fingerprint, Move, Position};
 use std::collections::HashMap;

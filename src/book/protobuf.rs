@@ -36,12 +36,16 @@ impl<'a> Fields<'a> {
                 return Ok(value);
             }
         }
-        Err(format!("varint longer than 10 bytes before byte {}", self.at))
+        Err(format!(
+            "varint longer than 10 bytes before byte {}",
+            self.at
+        ))
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let end = end.ok_or_else(|| format!("field of {n} bytes at byte {} is truncated", self.at))?;
+        let end =
+            end.ok_or_else(|| format!("field of {n} bytes at byte {} is truncated", self.at))?;
         let out = &self.bytes[self.at..end];
         self.at = end;
         Ok(out)

@@ -166,13 +166,16 @@ fn walk(
 ) {
     let mut queue: VecDeque<(usize, Option<Position>)> = VecDeque::from([(root, None)]);
     while let Some((index, derived)) = queue.pop_front() {
-        let Some(state) = &states[index] else { continue };
+        let Some(state) = &states[index] else {
+            continue;
+        };
         let number = index as u64 + 1;
         let own = state.sfen.as_deref().map(|s| parse_sfen_line(s.trim()));
         let position = match (own, derived) {
             (Some(Ok(p)), _) => p,
             (Some(Err(e)), _) => {
-                out.rejected.push(rejected(file, number, true, e.to_string()));
+                out.rejected
+                    .push(rejected(file, number, true, e.to_string()));
                 continue;
             }
             (None, Some(p)) => p,

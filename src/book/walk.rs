@@ -71,6 +71,26 @@ pub struct Root {
     pub position: Position,
     /// Fingerprints of the positions before it on its line, oldest first.
     pub history: Vec<Fingerprint>,
+    /// The root as a USI position line (`startpos`, `startpos moves …`, `sfen …`).
+    pub line: String,
+}
+
+impl Root {
+    /// The USI line of the position `moves` past this root (moves appended to its line).
+    pub fn usi_line(&self, moves: &[Move]) -> String {
+        let mut s = self.line.clone();
+        if moves.is_empty() {
+            return s;
+        }
+        if !s.split_whitespace().any(|w| w == "moves") {
+            s.push_str(" moves");
+        }
+        for m in moves {
+            s.push(' ');
+            s.push_str(&m.to_usi());
+        }
+        s
+    }
 }
 
 /// One visited position.

@@ -55,12 +55,18 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// Checks the header; returns (row count, whether moves carry depth, start of moves).
 fn header(file: &Path, bytes: &[u8]) -> Result<(usize, bool, usize), BookFatal> {
     if bytes.len() < HEADER || &bytes[..16] != MAGIC {
-        return Err(BookFatal::new(file, "not a YaneuraOu .ybb book (no YANE-BINBOOK-V1 header)"));
+        return Err(BookFatal::new(
+            file,
+            "not a YaneuraOu .ybb book (no YANE-BINBOOK-V1 header)",
+        ));
     }
     let count = u64_at(bytes, 16);
     let flags = u64_at(bytes, 24);
     if flags & !1 != 0 {
-        return Err(BookFatal::new(file, format!("unknown .ybb header flags {flags:#x}")));
+        return Err(BookFatal::new(
+            file,
+            format!("unknown .ybb header flags {flags:#x}"),
+        ));
     }
     let moves_start = usize::try_from(count)
         .ok()
@@ -82,7 +88,10 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<YbbRead, BookFatal> {
     for i in 0..count {
         let row = &bytes[HEADER + i * ROW..HEADER + (i + 1) * ROW];
         if i > 0 && bytes[HEADER + (i - 1) * ROW..HEADER + (i - 1) * ROW + 32] > row[..32] {
-            return Err(BookFatal::new(file, format!("index row {} is out of key order", i + 1)));
+            return Err(BookFatal::new(
+                file,
+                format!("index row {} is out of key order", i + 1),
+            ));
         }
         let offset = u64_at(row, 32);
         let n = usize::from(u16_at(row, 42));
@@ -92,7 +101,10 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<YbbRead, BookFatal> {
             .and_then(|s| Some(s..s.checked_add(n * width)?))
             .filter(|r| r.end <= bytes.len())
             .ok_or_else(|| {
-                BookFatal::new(file, format!("moves of index row {} run past the end", i + 1))
+                BookFatal::new(
+                    file,
+                    format!("moves of index row {} run past the end", i + 1),
+                )
             })?;
         let reject = |is_position, reason: String| Rejected {
             file: file.to_path_buf(),
@@ -106,7 +118,8 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<YbbRead, BookFatal> {
             Ok(p) => p,
             Err(e) => {
                 out.rejected.push(reject(true, e.to_string()));
-                out.rejected.extend((0..n).map(|_| reject(false, "under a rejected position".into())));
+                out.rejected
+                    .extend((0..n).map(|_| reject(false, "under a rejected position".into())));
                 continue;
             }
         };
@@ -115,11 +128,13 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<YbbRead, BookFatal> {
         for m in bytes[range].chunks_exact(width) {
             let raw = u16_at(m, 0);
             let Some(mv) = Move::from_yo16(raw) else {
-                out.rejected.push(reject(false, format!("move bits {raw:#06x} are no Move16")));
+                out.rejected
+                    .push(reject(false, format!("move bits {raw:#06x} are no Move16")));
                 continue;
             };
             if moves.iter().any(|x: &BookMove| x.mv == mv) {
-                out.rejected.push(reject(false, format!("move {mv} repeated")));
+                out.rejected
+                    .push(reject(false, format!("move {mv} repeated")));
                 continue;
             }
             moves.push(BookMove {
@@ -152,9 +167,15 @@ pub fn write(book: &Book, out: &mut impl Write) -> io::Result<()> {
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     if rows.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err(invalid("a position appears twice: merge plies first".into()));
+        return Err(invalid(
+            "a position appears twice: merge plies first".into(),
+        ));
     }
-    let has_depth = book.positions.iter().flat_map(|p| &p.moves).any(|m| m.depth.is_some());
+    let has_depth = book
+        .positions
+        .iter()
+        .flat_map(|p| &p.moves)
+        .any(|m| m.depth.is_some());
     let mut index = Vec::with_capacity(HEADER + rows.len() * ROW);
     index.extend_from_slice(MAGIC);
     index.extend_from_slice(&(rows.len() as u64).to_le_bytes());
@@ -171,7 +192,10 @@ pub fn write(book: &Book, out: &mut impl Write) -> io::Result<()> {
         sort_moves(&mut moves);
         for m in &moves {
             moves_area.extend_from_slice(&m.mv.to_yo16().to_le_bytes());
-            let v = m.value.unwrap_or(0).clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            let v = m
+                .value
+                .unwrap_or(0)
+                .clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
             moves_area.extend_from_slice(&v.to_le_bytes());
             if has_depth {
                 let d = m.depth.unwrap_or(0).clamp(0, i32::from(u16::MAX)) as u16;

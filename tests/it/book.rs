@@ -19,7 +19,9 @@ use std::path::Path;
 fn teacher_book(games: usize, plies: usize, startpos_only: bool) -> Book {
     let text = std::fs::read_to_string(data("codec/teacher.usi")).unwrap();
     let mut book = Book::default();
-    let lines = text.lines().filter(|l| !startpos_only || l.starts_with("startpos"));
+    let lines = text
+        .lines()
+        .filter(|l| !startpos_only || l.starts_with("startpos"));
     for (g, line) in lines.take(games).enumerate() {
         let (_, history) = posfilter::codec::text::parse_usi_line(line).unwrap();
         let moves = history.moves;
@@ -53,10 +55,13 @@ fn teacher_book(games: usize, plies: usize, startpos_only: bool) -> Book {
 }
 
 /// A merged teacher book: distinct positions, several moves at shared openings.
-fn merged_book() -> Book {
+pub(crate) fn merged_book() -> Book {
     let mut book = teacher_book(60, 30, true);
     let merged = book.merge_plies();
-    assert!(merged.positions > 5 && merged.moves_added > 10, "{merged:?}");
+    assert!(
+        merged.positions > 5 && merged.moves_added > 10,
+        "{merged:?}"
+    );
     book
 }
 
@@ -96,7 +101,10 @@ fn db_we_write_reads_back_in_rsshogi_sorted_and_ordered() {
     db::write(&book, &mut bytes).unwrap();
     std::fs::write(&path, &bytes).unwrap();
     assert!(bytes.starts_with(b"#YANEURAOU-DB2016 1.00\r\n# NOE:"));
-    assert!(!bytes.windows(2).any(|w| w[1] == b'\n' && w[0] != b'\r'), "CRLF only");
+    assert!(
+        !bytes.windows(2).any(|w| w[1] == b'\n' && w[0] != b'\r'),
+        "CRLF only"
+    );
     let theirs = rsshogi::book::YaneuraOuBook::open(&path).unwrap();
     let ours = as_map(&book);
     let mut seen = Vec::new();
@@ -109,21 +117,27 @@ fn db_we_write_reads_back_in_rsshogi_sorted_and_ordered() {
             .moves()
             .iter()
             .map(|m| {
-                let ponder = (m.ponder() != rsshogi::types::Move::MOVE_NONE)
-                    .then(|| m.ponder().to_usi());
+                let ponder =
+                    (m.ponder() != rsshogi::types::Move::MOVE_NONE).then(|| m.ponder().to_usi());
                 let f = (ponder, m.score(), m.depth().map(|d| d as i32), m.count());
                 (m.mv().to_usi(), f)
             })
             .collect();
         assert_eq!(&their_moves, moves, "{sfen}");
         // Moves in YaneuraOu's order: count, then value, descending.
-        let keys: Vec<(Option<u64>, Option<i32>)> =
-            entry.moves().iter().map(|m| (m.count(), m.score())).collect();
+        let keys: Vec<(Option<u64>, Option<i32>)> = entry
+            .moves()
+            .iter()
+            .map(|m| (m.count(), m.score()))
+            .collect();
         assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{sfen}: {keys:?}");
         seen.push(sfen);
     }
     assert_eq!(seen.len(), ours.len());
-    assert!(seen.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()), "sorted by SFEN bytes");
+    assert!(
+        seen.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()),
+        "sorted by SFEN bytes"
+    );
     let again = db::read(&path, &bytes).unwrap();
     assert!(again.sorted && again.rejected.is_empty() && again.header);
     assert_eq!(again.noe, Some(ours.len() as u64));
@@ -165,10 +179,17 @@ fn db_rsshogi_writes_reads_back_in_ours() {
     let book = merged_book();
     let mut bytes = Vec::new();
     rs_database(&book, false)
-        .write_yaneuraou_db2016(&mut bytes, &rsshogi::book::YaneuraOuDb2016WriteOptions::new())
+        .write_yaneuraou_db2016(
+            &mut bytes,
+            &rsshogi::book::YaneuraOuDb2016WriteOptions::new(),
+        )
         .unwrap();
     let read = db::read(Path::new("theirs.db"), &bytes).unwrap();
-    assert!(read.header && read.rejected.is_empty(), "{:?}", read.rejected);
+    assert!(
+        read.header && read.rejected.is_empty(),
+        "{:?}",
+        read.rejected
+    );
     assert!(read.sorted);
     assert_eq!(as_map(&read.book), as_map(&book));
     assert!(db::looks_like_db(&bytes));
@@ -187,7 +208,12 @@ fn ybb_round_trips_with_rsshogi_both_ways() {
     let ours: BTreeMap<[u8; 32], &BookPosition> = book
         .positions
         .iter()
-        .map(|p| (posfilter::codec::psfen::encode_psfen(&p.position).unwrap(), p))
+        .map(|p| {
+            (
+                posfilter::codec::psfen::encode_psfen(&p.position).unwrap(),
+                p,
+            )
+        })
         .collect();
     let mut rows = 0;
     for entry in theirs.iter_entries() {
@@ -202,12 +228,21 @@ fn ybb_round_trips_with_rsshogi_both_ways() {
         let want: BTreeSet<(u16, i16, Option<u16>)> = p
             .moves
             .iter()
-            .map(|m| (m.mv.to_yo16(), m.value.unwrap() as i16, Some(m.depth.unwrap() as u16)))
+            .map(|m| {
+                (
+                    m.mv.to_yo16(),
+                    m.value.unwrap() as i16,
+                    Some(m.depth.unwrap() as u16),
+                )
+            })
             .collect();
         assert_eq!(got, want);
         // YaneuraOu's Move16 names the same move as ours.
         for m in entry.moves() {
-            assert_eq!(Move::from_yo16(m.raw_move()).unwrap().to_usi(), m.mv().to_usi());
+            assert_eq!(
+                Move::from_yo16(m.raw_move()).unwrap().to_usi(),
+                m.mv().to_usi()
+            );
         }
         rows += 1;
     }
@@ -216,7 +251,12 @@ fn ybb_round_trips_with_rsshogi_both_ways() {
     // Theirs → ours.
     let mut cursor = std::io::Cursor::new(Vec::new());
     rs_database(&book, false)
-        .write_ybb(&mut cursor, &rsshogi::book::YbbWriteOptions::new().with_depth(true).with_allow_lossy(true))
+        .write_ybb(
+            &mut cursor,
+            &rsshogi::book::YbbWriteOptions::new()
+                .with_depth(true)
+                .with_allow_lossy(true),
+        )
         .unwrap();
     let read = ybb::read(Path::new("theirs.ybb"), cursor.get_ref()).unwrap();
     assert!(read.rejected.is_empty() && read.has_depth);
@@ -238,7 +278,9 @@ fn ybb_refuses_unknown_flags_and_keys_out_of_order() {
     ybb::write(&book, &mut bytes).unwrap();
     let mut flags = bytes.clone();
     flags[24] |= 2;
-    let err = ybb::read(Path::new("flags.ybb"), &flags).unwrap_err().to_string();
+    let err = ybb::read(Path::new("flags.ybb"), &flags)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("flags.ybb") && err.contains("flags"), "{err}");
     let mut swapped = bytes.clone();
     let (a, b) = (32, 32 + 44);
@@ -246,8 +288,13 @@ fn ybb_refuses_unknown_flags_and_keys_out_of_order() {
     let row1: Vec<u8> = swapped[b..b + 44].to_vec();
     swapped[a..a + 44].copy_from_slice(&row1);
     swapped[b..b + 44].copy_from_slice(&row0);
-    let err = ybb::read(Path::new("order.ybb"), &swapped).unwrap_err().to_string();
-    assert!(err.contains("order.ybb") && err.contains("out of key order"), "{err}");
+    let err = ybb::read(Path::new("order.ybb"), &swapped)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("order.ybb") && err.contains("out of key order"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -286,8 +333,16 @@ fn apery_oracle(args: &[&str]) -> Vec<String> {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 #[test]
@@ -310,11 +365,21 @@ fn apery_keys_and_moves_match_cshogi_over_every_teacher_position() {
     for (p, line) in book.positions.iter().zip(&theirs) {
         let f: Vec<u64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
         let mv = p.moves[0].mv;
-        assert_eq!(apery_key::key(&p.position), f[0], "{}", p.position.to_sfen());
+        assert_eq!(
+            apery_key::key(&p.position),
+            f[0],
+            "{}",
+            p.position.to_sfen()
+        );
         assert_eq!(u64::from(mv.raw()), f[1], "{mv}");
         let mut child = p.position.clone();
         child.do_move(mv);
-        assert_eq!(apery_key::key(&child), f[2], "{} {mv}", p.position.to_sfen());
+        assert_eq!(
+            apery_key::key(&child),
+            f[2],
+            "{} {mv}",
+            p.position.to_sfen()
+        );
     }
 }
 
@@ -330,9 +395,17 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
     apery::write(&book, &mut bytes).unwrap();
     std::fs::write(&ours_path, &bytes).unwrap();
     let sfens = dir.join("sfens");
-    let text: String = book.positions.iter().map(|p| p.position.to_sfen() + "\n").collect();
+    let text: String = book
+        .positions
+        .iter()
+        .map(|p| p.position.to_sfen() + "\n")
+        .collect();
     std::fs::write(&sfens, text).unwrap();
-    let found = apery_oracle(&["lookup", ours_path.to_str().unwrap(), sfens.to_str().unwrap()]);
+    let found = apery_oracle(&[
+        "lookup",
+        ours_path.to_str().unwrap(),
+        sfens.to_str().unwrap(),
+    ]);
     for (p, line) in book.positions.iter().zip(&found) {
         let got: BTreeSet<(u16, u16, i32)> = serde_json::from_str::<Vec<(u16, u16, i32)>>(line)
             .unwrap()
@@ -358,7 +431,11 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
     text += "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN1 b L 1\t1i1h\t1\t0\n";
     let their_path = dir.join("theirs.bin");
     std::fs::write(&rows, text).unwrap();
-    apery_oracle(&["write", their_path.to_str().unwrap(), rows.to_str().unwrap()]);
+    apery_oracle(&[
+        "write",
+        their_path.to_str().unwrap(),
+        rows.to_str().unwrap(),
+    ]);
     let mut theirs = std::fs::read(&their_path).unwrap();
     let mut bad = apery_key::key(&Position::startpos()).to_le_bytes().to_vec();
     bad.extend_from_slice(&Move::from_usi("5a5b").unwrap().raw().to_le_bytes());
@@ -373,7 +450,11 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
         .positions
         .iter()
         .map(|p| {
-            let m = p.moves.iter().map(|m| (m.mv.to_usi(), m.count, m.value)).collect();
+            let m = p
+                .moves
+                .iter()
+                .map(|m| (m.mv.to_usi(), m.count, m.value))
+                .collect();
             (book::canonical_sfen(&p.position), m)
         })
         .collect();
@@ -382,7 +463,11 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
         .positions
         .iter()
         .map(|p| {
-            let m = p.moves.iter().map(|m| (m.mv.to_usi(), m.count, m.value)).collect();
+            let m = p
+                .moves
+                .iter()
+                .map(|m| (m.mv.to_usi(), m.count, m.value))
+                .collect();
             (book::canonical_sfen(&p.position), m)
         })
         .collect();
@@ -390,9 +475,16 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
     for p in &read.book.positions {
         assert_eq!(p.ply, Some(p.position.ply()));
     }
-    let err = apery::read(Path::new("short.bin"), &theirs[..20], &[Position::startpos()]);
+    let err = apery::read(
+        Path::new("short.bin"),
+        &theirs[..20],
+        &[Position::startpos()],
+    );
     let err = err.unwrap_err().to_string();
-    assert!(err.contains("short.bin") && err.contains("16-byte"), "{err}");
+    assert!(
+        err.contains("short.bin") && err.contains("16-byte"),
+        "{err}"
+    );
 }
 
 fn fixture(name: &str) -> db::DbRead {
@@ -420,9 +512,17 @@ fn fixture_several_plies_merge_into_the_smallest_ply() {
     let before = read.book.positions.len();
     assert_eq!(read.book.positions_under_several_plies(), 1);
     let merged = read.book.merge_plies();
-    assert_eq!((merged.entries, merged.positions, merged.moves_added), (1, 1, 1));
+    assert_eq!(
+        (merged.entries, merged.positions, merged.moves_added),
+        (1, 1, 1)
+    );
     assert_eq!(read.book.positions.len(), before - 1);
-    let p = read.book.positions.iter().find(|p| p.ply == Some(5)).unwrap();
+    let p = read
+        .book
+        .positions
+        .iter()
+        .find(|p| p.ply == Some(5))
+        .unwrap();
     let moves: Vec<(String, Option<i32>)> =
         p.moves.iter().map(|m| (m.mv.to_usi(), m.value)).collect();
     // The ply-5 entry's own move keeps its fields (40, not -99); 1g1f joins from ply 9.
@@ -450,25 +550,58 @@ fn fixture_messy_is_read_line_by_line() {
     assert_eq!(read.noe, Some(6));
     assert_eq!(read.no_move_lines, 1, "the resign line");
     assert_eq!(read.unknown_ply, 2, "ply 0 and a missing ply");
-    let rejected: Vec<(u64, bool)> = read.rejected.iter().map(|r| (r.line, r.is_position)).collect();
-    assert_eq!(rejected, [(14, false), (15, true), (16, false), (20, false)]);
+    let rejected: Vec<(u64, bool)> = read
+        .rejected
+        .iter()
+        .map(|r| (r.line, r.is_position))
+        .collect();
+    assert_eq!(
+        rejected,
+        [(14, false), (15, true), (16, false), (20, false)]
+    );
     assert!(read.rejected[0].to_string().contains("messy.db:14"));
     assert!(read.rejected[2].reason.contains("line 15"));
-    let moves: Vec<(String, Option<String>, Option<i32>, Option<i32>, Option<u64>)> = read
+    let moves: Vec<(
+        String,
+        Option<String>,
+        Option<i32>,
+        Option<i32>,
+        Option<u64>,
+    )> = read
         .book
         .positions
         .iter()
         .flat_map(|p| &p.moves)
-        .map(|m| (m.mv.to_usi(), m.ponder.map(|p| p.to_usi()), m.value, m.depth, m.count))
+        .map(|m| {
+            (
+                m.mv.to_usi(),
+                m.ponder.map(|p| p.to_usi()),
+                m.value,
+                m.depth,
+                m.count,
+            )
+        })
         .collect();
     assert_eq!(
         moves,
         [
             ("2g2f".into(), None, Some(12), Some(3), Some(4)),
             ("8c8d".into(), None, None, None, None),
-            ("2f2e".into(), Some("8d8e".into()), Some(-32768), Some(9999), Some(1)),
+            (
+                "2f2e".into(),
+                Some("8d8e".into()),
+                Some(-32768),
+                Some(9999),
+                Some(1)
+            ),
             ("8d8e".into(), None, Some(5), Some(9998), None),
-            ("6i7h".into(), Some("4a3b".into()), Some(1), Some(9997), Some(2)),
+            (
+                "6i7h".into(),
+                Some("4a3b".into()),
+                Some(1),
+                Some(9997),
+                Some(2)
+            ),
         ]
     );
     assert_eq!(read.book.positions.len(), 6);
@@ -476,11 +609,18 @@ fn fixture_messy_is_read_line_by_line() {
 
 #[test]
 fn db_header_over_another_body_stops_with_a_clear_error() {
-    let text = "#YANEURAOU-DB2016 1.00\nlnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n";
-    let err = db::read(Path::new("x.db"), text.as_bytes()).unwrap_err().to_string();
-    assert!(err.contains("x.db") && err.contains("no line of the body"), "{err}");
+    let text =
+        "#YANEURAOU-DB2016 1.00\nlnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n";
+    let err = db::read(Path::new("x.db"), text.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("x.db") && err.contains("no line of the body"),
+        "{err}"
+    );
     assert!(db::looks_like_db(text.as_bytes()));
-    let headerless = "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n7g7f none 0 0 1\n";
+    let headerless =
+        "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n7g7f none 0 0 1\n";
     assert!(db::looks_like_db(headerless.as_bytes()));
     let sfen_lines = "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\nsfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n";
     assert!(!db::looks_like_db(sfen_lines.as_bytes()));

@@ -3,6 +3,7 @@
 //! README).
 
 mod book;
+mod book_walk;
 mod browser;
 mod cluster;
 mod cluster_games;
