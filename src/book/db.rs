@@ -112,23 +112,7 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<DbRead, BookFatal> {
             continue;
         };
         let line = line.trim();
-        if line_no == 1 && line.starts_with("#YANEURAOU-DB2016") {
-            if line != HEADER {
-                return Err(BookFatal::new(
-                    file,
-                    format!("unsupported DB2016 header {line:?} (expected {HEADER:?})"),
-                ));
-            }
-            out.header = true;
-            continue;
-        }
-        if line.is_empty() || line.starts_with("//") {
-            continue;
-        }
-        if let Some(comment) = line.strip_prefix('#') {
-            if let Some(n) = comment.trim().strip_prefix("NOE:") {
-                out.noe = n.trim().parse().ok();
-            }
+        if !content(file, line, line_no, &mut out)? {
             continue;
         }
         content_lines += 1;
@@ -174,6 +158,31 @@ pub fn read(file: &Path, bytes: &[u8]) -> Result<DbRead, BookFatal> {
         ));
     }
     Ok(out)
+}
+
+/// Whether `line` is content (a position or move line); takes the header, the NOE count
+/// and comments into `out`. A DB2016 header of another version refuses the file.
+fn content(file: &Path, line: &str, line_no: u64, out: &mut DbRead) -> Result<bool, BookFatal> {
+    if line_no == 1 && line.starts_with("#YANEURAOU-DB2016") {
+        if line != HEADER {
+            return Err(BookFatal::new(
+                file,
+                format!("unsupported DB2016 header {line:?} (expected {HEADER:?})"),
+            ));
+        }
+        out.header = true;
+        return Ok(false);
+    }
+    if line.is_empty() || line.starts_with("//") {
+        return Ok(false);
+    }
+    if let Some(comment) = line.strip_prefix('#') {
+        if let Some(n) = comment.trim().strip_prefix("NOE:") {
+            out.noe = n.trim().parse().ok();
+        }
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 fn has_sfen_line(out: &DbRead) -> bool {

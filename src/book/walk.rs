@@ -147,21 +147,16 @@ pub fn walk(
     let mut verdicts: HashMap<Fingerprint, Option<String>> = HashMap::new();
     let mut queue = VecDeque::new();
     for (r, root) in roots.iter().enumerate() {
-        let fp = root.position.fingerprint();
-        if visited.contains_key(&fp) {
-            continue;
-        }
-        visited.insert(fp, out.nodes.len());
-        queue.push_back(out.nodes.len());
         let mut position = root.position.clone();
         position.clear_history();
-        out.nodes.push(Node {
-            in_book: entries.contains_key(&fp),
+        let node = Node {
+            in_book: false,
             position,
             root: r,
             moves: Vec::new(),
             followed: false,
-        });
+        };
+        visit(&mut out, &mut visited, &mut queue, &entries, node);
     }
     while let Some(n) = queue.pop_front() {
         if out.nodes[n].moves.len() as u32 >= max_plies {
@@ -196,26 +191,40 @@ pub fn walk(
             }
             out.followed += 1;
             out.nodes[n].followed = true;
-            if visited.contains_key(&fp) {
-                continue;
-            }
             let mut line = out.nodes[n].moves.clone();
             line.push(mv);
-            visited.insert(fp, out.nodes.len());
-            queue.push_back(out.nodes.len());
-            out.nodes.push(Node {
-                in_book: entries.contains_key(&fp),
+            let node = Node {
+                in_book: false,
                 position: child,
                 root: out.nodes[n].root,
                 moves: line,
                 followed: false,
-            });
+            };
+            visit(&mut out, &mut visited, &mut queue, &entries, node);
         }
     }
     out.emitted = (0..out.nodes.len())
         .filter(|&i| emitted(&out.nodes[i], emit, max_plies))
         .collect();
     out
+}
+
+/// Adds `node` to the walk and the queue unless its position was visited already.
+fn visit(
+    out: &mut Walked,
+    visited: &mut HashMap<Fingerprint, usize>,
+    queue: &mut VecDeque<usize>,
+    entries: &HashMap<Fingerprint, usize>,
+    mut node: Node,
+) {
+    let fp = node.position.fingerprint();
+    if visited.contains_key(&fp) {
+        return;
+    }
+    node.in_book = entries.contains_key(&fp);
+    visited.insert(fp, out.nodes.len());
+    queue.push_back(out.nodes.len());
+    out.nodes.push(node);
 }
 
 /// Whether `fp` is the position of node `n`, one on its line from the root, or one of

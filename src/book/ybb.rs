@@ -165,7 +165,7 @@ pub fn write(book: &Book, out: &mut impl Write) -> io::Result<()> {
         let packed = encode_psfen(&p.position).map_err(|e| invalid(e.to_string()))?;
         rows.push((packed, p));
     }
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by_key(|a| a.0);
     if rows.windows(2).any(|w| w[0].0 == w[1].0) {
         return Err(invalid(
             "a position appears twice: merge plies first".into(),

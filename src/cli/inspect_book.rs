@@ -14,10 +14,14 @@ use std::path::Path;
 /// Lines and moves listed individually (the rest are only counted).
 const MAX_LISTED: usize = 20;
 
-/// The first bytes of `path`, enough to recognise a book ([`book::sniff`]).
+/// The first bytes of `path`, enough to recognise a book ([`book::sniff`]); none unless it
+/// is a regular file (opening a FIFO would wait for a writer).
 pub fn head(path: &Path) -> Vec<u8> {
     use std::io::Read;
     let mut buf = Vec::new();
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return buf;
+    }
     if let Ok(f) = std::fs::File::open(path) {
         let _ = f.take(64 << 10).read_to_end(&mut buf);
     }

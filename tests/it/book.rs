@@ -446,32 +446,7 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
     assert_eq!(read.unreachable, 1);
     assert_eq!(read.collisions.len(), 1, "{:?}", read.collisions);
     assert_eq!(read.records as usize, book.move_count() + 2);
-    let ours: BTreeMap<String, BTreeSet<(String, Option<u64>, Option<i32>)>> = book
-        .positions
-        .iter()
-        .map(|p| {
-            let m = p
-                .moves
-                .iter()
-                .map(|m| (m.mv.to_usi(), m.count, m.value))
-                .collect();
-            (book::canonical_sfen(&p.position), m)
-        })
-        .collect();
-    let got: BTreeMap<String, BTreeSet<(String, Option<u64>, Option<i32>)>> = read
-        .book
-        .positions
-        .iter()
-        .map(|p| {
-            let m = p
-                .moves
-                .iter()
-                .map(|m| (m.mv.to_usi(), m.count, m.value))
-                .collect();
-            (book::canonical_sfen(&p.position), m)
-        })
-        .collect();
-    assert_eq!(got, ours);
+    assert_eq!(counts_and_values(&read.book), counts_and_values(&book));
     for p in &read.book.positions {
         assert_eq!(p.ply, Some(p.position.ply()));
     }
@@ -485,6 +460,22 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
         err.contains("short.bin") && err.contains("16-byte"),
         "{err}"
     );
+}
+
+/// Canonical SFEN → the set of (move, count, value) of its moves.
+type CountsAndValues = BTreeMap<String, BTreeSet<(String, Option<u64>, Option<i32>)>>;
+fn counts_and_values(book: &Book) -> CountsAndValues {
+    book.positions
+        .iter()
+        .map(|p| {
+            let m = p
+                .moves
+                .iter()
+                .map(|m| (m.mv.to_usi(), m.count, m.value))
+                .collect();
+            (book::canonical_sfen(&p.position), m)
+        })
+        .collect()
 }
 
 fn fixture(name: &str) -> db::DbRead {
@@ -561,13 +552,14 @@ fn fixture_messy_is_read_line_by_line() {
     );
     assert!(read.rejected[0].to_string().contains("messy.db:14"));
     assert!(read.rejected[2].reason.contains("line 15"));
-    let moves: Vec<(
+    type Row = (
         String,
         Option<String>,
         Option<i32>,
         Option<i32>,
         Option<u64>,
-    )> = read
+    );
+    let moves: Vec<Row> = read
         .book
         .positions
         .iter()
@@ -624,4 +616,72 @@ fn db_header_over_another_body_stops_with_a_clear_error() {
     assert!(db::looks_like_db(headerless.as_bytes()));
     let sfen_lines = "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\nsfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n";
     assert!(!db::looks_like_db(sfen_lines.as_bytes()));
+}
+
+#[test]
+fn a_book_is_refused_by_name_by_run_and_reported_by_inspect() {
+    let dir = TempDir::new("book-detect");
+    let headerless = dir.join("starts.txt");
+    std::fs::write(
+        &headerless,
+        "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\r\n7g7f none 0 0 1\r\n",
+    )
+    .unwrap();
+    let ybb_path = dir.join("book.bin");
+    let mut bytes = Vec::new();
+    ybb::write(&merged_book(), &mut bytes).unwrap();
+    std::fs::write(&ybb_path, bytes).unwrap();
+    for (path, what) in [
+        (data("book/messy.db"), "YaneuraOu book (DB2016)"),
+        (headerless.clone(), "YaneuraOu book (DB2016)"),
+        (ybb_path, "YaneuraOu binary book (.ybb)"),
+    ] {
+        let err = posfilter::io::detect::detect(&path, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(what) && err.contains("book walk"), "{err}");
+    }
+    // A named record format still reads the file as records.
+    let named = posfilter::io::detect::detect(&headerless, Some(posfilter::codec::Format::Sfen));
+    assert_eq!(named.unwrap().format, posfilter::codec::Format::Sfen);
+    // `posfilter run` stops (status 2) naming the book instead of losing its moves.
+    std::fs::copy(data("book/messy.db"), dir.join("user_book1.db")).unwrap();
+    std::fs::write(
+        dir.join("p.toml"),
+        "[input]\npaths = [\"user_book1.db\"]\n[output]\ndir = \"out\"\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(crate::support::bin())
+        .args(["run", "--quiet"])
+        .arg(dir.join("p.toml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("user_book1.db") && stderr.contains("DB2016"),
+        "{stderr}"
+    );
+    // `posfilter inspect --json`: the fixture's faults, counted.
+    let o = std::process::Command::new(crate::support::bin())
+        .args(["inspect", "--json"])
+        .arg(data("book/several_plies.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "db");
+    assert_eq!(
+        (v["entries"].as_u64(), v["positions"].as_u64()),
+        (Some(9), Some(8))
+    );
+    assert_eq!(v["positions_under_several_plies"], 1);
+    assert_eq!(v["facts"]["sorted"], false);
+    let o = std::process::Command::new(crate::support::bin())
+        .args(["inspect", "--json"])
+        .arg(data("book/illegal.db"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["illegal_moves"], 2);
 }
