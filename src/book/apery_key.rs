@@ -101,17 +101,6 @@ const fn tables() -> Tables {
 
 static TABLES: Tables = tables();
 
-/// Apery's hand order (P L N S G B R), the row order of `ZobHand`.
-const HAND_ORDER: [PieceType; 7] = [
-    PieceType::Pawn,
-    PieceType::Lance,
-    PieceType::Knight,
-    PieceType::Silver,
-    PieceType::Gold,
-    PieceType::Bishop,
-    PieceType::Rook,
-];
-
 /// Apery's book key of `pos` (see the module doc).
 pub fn key(pos: &Position) -> u64 {
     let t = &TABLES;
@@ -124,7 +113,7 @@ pub fn key(pos: &Position) -> u64 {
         }
     }
     let hand = pos.hand(pos.side_to_move());
-    for (row, pt) in HAND_ORDER.iter().enumerate() {
+    for (row, pt) in PieceType::HAND_GOLD_FIRST.iter().enumerate() {
         key ^= t.hand[row][usize::from(hand.count(*pt)).min(18)];
     }
     if pos.side_to_move() == crate::shogi::Color::White {

@@ -306,43 +306,16 @@ fn sbk_rsshogi_writes_reads_back_in_ours_by_next_state_links() {
     let read = sbk::read(Path::new("theirs.sbk"), &bytes).unwrap();
     assert!(read.rejected.is_empty(), "{:?}", read.rejected);
     assert_eq!(read.unreachable, 0);
-    let theirs: BTreeMap<String, BTreeSet<(String, Option<u64>)>> = read
-        .book
-        .positions
-        .iter()
-        .map(|p| {
-            let moves = p.moves.iter().map(|m| (m.mv.to_usi(), m.count)).collect();
-            (book::canonical_sfen(&p.position), moves)
-        })
-        .collect();
-    let ours: BTreeMap<String, BTreeSet<(String, Option<u64>)>> = book
-        .positions
-        .iter()
-        .map(|p| {
-            let moves = p.moves.iter().map(|m| (m.mv.to_usi(), m.count)).collect();
-            (book::canonical_sfen(&p.position), moves)
-        })
-        .collect();
-    assert_eq!(theirs, ours);
+    let by_count = |m: &BookMove| (m.mv.to_usi(), m.count);
+    assert_eq!(summary(&read.book, by_count), summary(&book, by_count));
 }
 
 /// Runs tests/data/book/oracle_apery.py with `args`, returning its stdout lines.
 fn apery_oracle(args: &[&str]) -> Vec<String> {
-    let out = std::process::Command::new("python3")
-        .arg(data("book/oracle_apery.py"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect()
+    let script = data("book/oracle_apery.py").into_os_string();
+    let args = std::iter::once(script).chain(args.iter().map(|a| a.into()));
+    let text = crate::support::python(args);
+    text.lines().map(String::from).collect()
 }
 
 #[test]
@@ -462,20 +435,25 @@ fn apery_book_we_write_is_what_cshogi_finds_and_theirs_walks_back() {
     );
 }
 
-/// Canonical SFEN → the set of (move, count, value) of its moves.
-type CountsAndValues = BTreeMap<String, BTreeSet<(String, Option<u64>, Option<i32>)>>;
-fn counts_and_values(book: &Book) -> CountsAndValues {
+/// Canonical SFEN → the set of `field(move)` over its moves.
+fn summary<T: Ord>(book: &Book, field: impl Fn(&BookMove) -> T) -> BTreeMap<String, BTreeSet<T>> {
     book.positions
         .iter()
         .map(|p| {
-            let m = p
-                .moves
-                .iter()
-                .map(|m| (m.mv.to_usi(), m.count, m.value))
-                .collect();
-            (book::canonical_sfen(&p.position), m)
+            (
+                book::canonical_sfen(&p.position),
+                p.moves.iter().map(&field).collect(),
+            )
         })
         .collect()
+}
+
+/// A move's (USI, count, value).
+type CountValue = (String, Option<u64>, Option<i32>);
+
+/// Canonical SFEN → the set of (move, count, value) of its moves.
+fn counts_and_values(book: &Book) -> BTreeMap<String, BTreeSet<CountValue>> {
+    summary(book, |m| (m.mv.to_usi(), m.count, m.value))
 }
 
 fn fixture(name: &str) -> db::DbRead {

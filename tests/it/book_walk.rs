@@ -41,15 +41,9 @@ fn walk(book: &Path, out: &Path, args: &[&str]) -> serde_json::Value {
 }
 
 fn replay(path: &Path) -> Vec<serde_json::Value> {
-    let o = Command::new("python3")
-        .arg(data("book/oracle_replay.py"))
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout)
-        .unwrap()
-        .lines()
+    let script = data("book/oracle_replay.py").into_os_string();
+    let text = crate::support::python([script, path.as_os_str().to_owned()]);
+    text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
