@@ -100,6 +100,28 @@ fn walk_replays_legally_once_per_position_breadth_first_and_cuts_the_cycle() {
         leaf_text.lines().count() as u64,
         lr["emitted"].as_u64().unwrap()
     );
+    // Exits: visited positions the book has no entry for, never a root.
+    let exits = dir.join("exits.usi");
+    walk(&book, &exits, &["--max-plies", "24", "--emit", "exits"]);
+    let entries: HashSet<String> = db::read(&book, &std::fs::read(&book).unwrap())
+        .unwrap()
+        .book
+        .positions
+        .iter()
+        .map(|p| posfilter::book::canonical_sfen(&p.position))
+        .collect();
+    let exit_rows = replay(&exits);
+    assert!(!exit_rows.is_empty());
+    for r in &exit_rows {
+        assert!(!entries.contains(r["sfen"].as_str().unwrap()), "{r}");
+        assert!(finals.contains(r["sfen"].as_str().unwrap()), "{r}");
+    }
+    let book_finals = finals.iter().filter(|f| !entries.contains(*f)).count();
+    assert_eq!(
+        exit_rows.len(),
+        book_finals,
+        "every visited position off the book"
+    );
     let ply3 = dir.join("ply3.usi");
     walk(&book, &ply3, &["--max-plies", "24", "--emit", "ply:3"]);
     let want: Vec<&str> = lines
