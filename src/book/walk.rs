@@ -4,7 +4,8 @@
 //! # Semantics
 //! - A node's book moves are tried in USI-string order. A move is *followed* when it is
 //!   legal, the position it leads to is not decided (the caller's `decide`, asked once per
-//!   distinct position: verdicts are cached by fingerprint), and that position repeats none
+//!   distinct position, a level's new positions in one call: verdicts are cached by
+//!   fingerprint), and that position repeats none
 //!   of the line that reached the move's position (the root's own history included). A
 //!   followed move into a position already visited counts as followed; the position is not
 //!   visited again.
@@ -108,6 +109,20 @@ pub struct Node {
     pub in_book: bool,
 }
 
+impl Node {
+    /// A node not yet known to be in the book, with no followed move.
+    fn new(mut position: Position, root: usize, moves: Vec<Move>) -> Node {
+        position.clear_history();
+        Node {
+            position,
+            root,
+            moves,
+            followed: false,
+            in_book: false,
+        }
+    }
+}
+
 /// What a walk found.
 #[derive(Debug, Default)]
 pub struct Walked {
@@ -128,13 +143,14 @@ pub struct Walked {
 }
 
 /// Walks `book` (entries merged: one per position) from `roots` up to `max_plies` plies;
-/// `decide` returns the reason a position is decided, or `None`. See the module doc.
+/// `decide` gets the new positions of one breadth-first level at once and returns, for
+/// each, the reason it is decided or `None`. See the module doc.
 pub fn walk(
     book: &Book,
     roots: &[Root],
     max_plies: u32,
     emit: Emit,
-    decide: &mut dyn FnMut(&Position) -> Option<String>,
+    decide: &mut dyn FnMut(&[Position]) -> Vec<Option<String>>,
 ) -> Walked {
     let entries: HashMap<Fingerprint, usize> = book
         .positions
@@ -147,26 +163,31 @@ pub fn walk(
     let mut verdicts: HashMap<Fingerprint, Option<String>> = HashMap::new();
     let mut queue = VecDeque::new();
     for (r, root) in roots.iter().enumerate() {
-        let mut position = root.position.clone();
-        position.clear_history();
-        let node = Node {
-            in_book: false,
-            position,
-            root: r,
-            moves: Vec::new(),
-            followed: false,
-        };
+        let node = Node::new(root.position.clone(), r, Vec::new());
         visit(&mut out, &mut visited, &mut queue, &entries, node);
     }
+    let mut prepared = None;
     while let Some(n) = queue.pop_front() {
-        if out.nodes[n].moves.len() as u32 >= max_plies {
+        let depth = out.nodes[n].moves.len() as u32;
+        if depth >= max_plies {
             continue;
         }
-        let Some(&e) = entries.get(&out.nodes[n].position.fingerprint()) else {
+        if prepared != Some(depth) {
+            // The queue now holds exactly this depth's nodes: decide their children at once.
+            let level = Level {
+                book,
+                entries: &entries,
+                nodes: &out.nodes,
+            };
+            let pending =
+                level.undecided(std::iter::once(n).chain(queue.iter().copied()), &verdicts);
+            out.decisions += pending.len() as u64;
+            decide_all(pending, &mut verdicts, decide);
+            prepared = Some(depth);
+        }
+        let Some(moves) = book_moves(book, &entries, &out.nodes[n].position) else {
             continue;
         };
-        let mut moves: Vec<Move> = book.positions[e].moves.iter().map(|m| m.mv).collect();
-        moves.sort_by_cached_key(|m| m.to_usi());
         for mv in moves {
             let node = &out.nodes[n];
             if !node.position.is_legal(mv) {
@@ -177,11 +198,7 @@ pub fn walk(
             child.do_move(mv);
             child.clear_history();
             let fp = child.fingerprint();
-            let verdict = verdicts.entry(fp).or_insert_with(|| {
-                out.decisions += 1;
-                decide(&child)
-            });
-            if let Some(reason) = verdict {
+            if let Some(Some(reason)) = verdicts.get(&fp) {
                 *out.decided.entry(reason.clone()).or_default() += 1;
                 continue;
             }
@@ -193,13 +210,7 @@ pub fn walk(
             out.nodes[n].followed = true;
             let mut line = out.nodes[n].moves.clone();
             line.push(mv);
-            let node = Node {
-                in_book: false,
-                position: child,
-                root: out.nodes[n].root,
-                moves: line,
-                followed: false,
-            };
+            let node = Node::new(child, out.nodes[n].root, line);
             visit(&mut out, &mut visited, &mut queue, &entries, node);
         }
     }
@@ -207,6 +218,68 @@ pub fn walk(
         .filter(|&i| emitted(&out.nodes[i], emit, max_plies))
         .collect();
     out
+}
+
+/// Decides the `pending` positions in one call and records their verdicts (a position
+/// left unanswered, when the decider was stopped, counts as not decided).
+fn decide_all(
+    pending: Vec<(Fingerprint, Position)>,
+    verdicts: &mut HashMap<Fingerprint, Option<String>>,
+    decide: &mut dyn FnMut(&[Position]) -> Vec<Option<String>>,
+) {
+    let positions: Vec<Position> = pending.iter().map(|(_, p)| p.clone()).collect();
+    let mut answers = decide(&positions).into_iter();
+    for (fp, _) in pending {
+        verdicts.insert(fp, answers.next().flatten());
+    }
+}
+
+/// The book moves of `pos` in USI-string order, if the book has an entry for it.
+fn book_moves(
+    book: &Book,
+    entries: &HashMap<Fingerprint, usize>,
+    pos: &Position,
+) -> Option<Vec<Move>> {
+    let e = *entries.get(&pos.fingerprint())?;
+    let mut moves: Vec<Move> = book.positions[e].moves.iter().map(|m| m.mv).collect();
+    moves.sort_by_cached_key(|m| m.to_usi());
+    Some(moves)
+}
+
+/// One breadth-first level's view of the walk, to gather the positions to decide.
+struct Level<'a> {
+    book: &'a Book,
+    entries: &'a HashMap<Fingerprint, usize>,
+    nodes: &'a [Node],
+}
+
+impl Level<'_> {
+    /// The distinct positions that the legal book moves of `level`'s nodes lead to and
+    /// that have no verdict yet, in the order the walk meets them.
+    fn undecided(
+        &self,
+        level: impl Iterator<Item = usize>,
+        verdicts: &HashMap<Fingerprint, Option<String>>,
+    ) -> Vec<(Fingerprint, Position)> {
+        let mut pending: Vec<(Fingerprint, Position)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for n in level {
+            let pos = &self.nodes[n].position;
+            for mv in book_moves(self.book, self.entries, pos).unwrap_or_default() {
+                if !pos.is_legal(mv) {
+                    continue;
+                }
+                let mut child = pos.clone();
+                child.do_move(mv);
+                child.clear_history();
+                let fp = child.fingerprint();
+                if !verdicts.contains_key(&fp) && seen.insert(fp) {
+                    pending.push((fp, child));
+                }
+            }
+        }
+        pending
+    }
 }
 
 /// Adds `node` to the walk and the queue unless its position was visited already.

@@ -115,16 +115,24 @@ fn walk_command(
     };
     let mut decider = Decider::new(&raw)?;
     let mut mates = Vec::new();
-    let mut decide = |pos: &Position| -> Option<String> {
-        let sfen = pos.to_sfen();
-        let outcome = decider.decide(Format::Sfen, &[sfen.as_bytes()]).pop()?;
-        if let Some(m) = outcome.mate() {
-            mates.push(json!({"sfen": m.sfen, "kind": m.kind, "plies": m.plies, "pv": m.pv}));
-        }
-        match outcome.decision() {
-            Decision::Drop(reason) if decided(*reason) => Some(reason.name().to_string()),
-            _ => None,
-        }
+    let mut decide = |positions: &[Position]| -> Vec<Option<String>> {
+        let sfens: Vec<String> = positions.iter().map(Position::to_sfen).collect();
+        let records: Vec<&[u8]> = sfens.iter().map(|s| s.as_bytes()).collect();
+        let outcomes = decider.decide(Format::Sfen, &records);
+        outcomes
+            .iter()
+            .map(|outcome| {
+                if let Some(m) = outcome.mate() {
+                    mates.push(
+                        json!({"sfen": m.sfen, "kind": m.kind, "plies": m.plies, "pv": m.pv}),
+                    );
+                }
+                match outcome.decision() {
+                    Decision::Drop(reason) if decided(*reason) => Some(reason.name().to_string()),
+                    _ => None,
+                }
+            })
+            .collect()
     };
     let walked = walk(&loaded.book, &roots, max_plies, emit, &mut decide);
     let bytes = output(out, &walked, &roots)?;
