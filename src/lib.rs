@@ -4,7 +4,8 @@
 //! or duplicated, writes the clean positions back in the same format and harvests the mates.
 //!
 //! # Layers
-//! `shogi` (rules core, no I/O) → `codec` (record formats) → `io` (files: mmap, zstd,
+//! `shogi` (rules core, no I/O) → `codec` (record formats) → `book` (opening books:
+//! positions with their moves, and their file formats) → `io` (files: mmap, zstd,
 //! detection, batches, shard writers) → `mate` (df-pn solver) →
 //! `filter` (per-position decisions) → `report` (report.json's run record, report.html) →
 //! `pipeline` (the streaming run) → `cluster` (a run split over many tasks, and their
@@ -16,6 +17,7 @@
 //! entering king 入玉 · declaration 入玉宣言 · dominance 優越関係 · proof / disproof pieces
 //! 証明駒 / 反証駒.
 
+pub mod book;
 pub mod cluster;
 pub mod codec;
 pub mod filter;

@@ -9,6 +9,7 @@
 
 use super::inspect_games::{each_game, GameStats};
 use anyhow::{Context, Result};
+use posfilter::book::BookFormat;
 use posfilter::codec::game::{infer::HcpeGames, Game, GameFormat};
 use posfilter::codec::{self, Format, GameResult, TeacherFields};
 use posfilter::filter::declaration::{open_path_info, OpenPathStats};
@@ -49,16 +50,55 @@ struct Stats {
     games_of: Option<GameStats>,
 }
 
+/// A format named on the command line: a record format or a book format.
+#[derive(Clone, Copy, Debug)]
+pub enum InspectFormat {
+    /// A record format.
+    Records(Format),
+    /// A book format.
+    Book(BookFormat),
+}
+
+impl std::str::FromStr for InspectFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<InspectFormat, String> {
+        if let Ok(b) = s.parse::<BookFormat>() {
+            return Ok(InspectFormat::Book(b));
+        }
+        s.parse::<Format>()
+            .map(InspectFormat::Records)
+            .map_err(|e| format!("{e}; or a book format: db, apery, ybb, sbk"))
+    }
+}
+
 /// Runs `inspect` on every file of `files`: every file is reported; a damaged one then
-/// makes the command fail, naming each damaged file.
+/// makes the command fail, naming each damaged file. A book (named, or recognised by
+/// `book::sniff`) gets the book report (`inspect_book.rs`).
 pub fn run_all(
     files: &[PathBuf],
-    format: Option<Format>,
+    format: Option<InspectFormat>,
+    roots: Option<&Path>,
     json_out: bool,
     dump: bool,
 ) -> Result<ExitCode> {
     let mut damaged = Vec::new();
     for file in files {
+        let book = match format {
+            Some(InspectFormat::Book(b)) => Some((b, true)),
+            Some(InspectFormat::Records(_)) => None,
+            None => {
+                posfilter::book::sniff(file, &super::inspect_book::head(file)).map(|b| (b, false))
+            }
+        };
+        if let Some((b, given)) = book {
+            super::inspect_book::run(file, b, given, roots, json_out)?;
+            continue;
+        }
+        let format = match format {
+            Some(InspectFormat::Records(f)) => Some(f),
+            _ => None,
+        };
         damaged.extend(run(file, format, json_out, dump)?);
     }
     match damaged.is_empty() {

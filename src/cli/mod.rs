@@ -1,8 +1,10 @@
 //! Command-line definition (clap derive) and dispatch; one file per subcommand.
 
+mod book;
 mod common;
 mod init;
 mod inspect;
+mod inspect_book;
 mod inspect_games;
 mod mate;
 mod merge;
@@ -135,10 +137,18 @@ enum Command {
         /// result, tab-separated).
         #[arg(long)]
         dump: bool,
-        /// The format, instead of detecting it.
+        /// The format, instead of detecting it: a record format, or a book format (`db`,
+        /// `apery`, `ybb`, `sbk`; Apery books are never recognised, name them).
         #[arg(long)]
-        format: Option<posfilter::codec::Format>,
+        format: Option<inspect::InspectFormat>,
+        /// Books: the root positions a walk starts from (Apery books are recovered by
+        /// walking from them): one SFEN or USI line each; default the start position.
+        #[arg(long)]
+        roots: Option<std::path::PathBuf>,
     },
+    /// Opening books: `book walk` turns a book into the start positions a self-play run takes.
+    #[command(subcommand)]
+    Book(book::BookCommand),
     /// Write report.html of a run's output directory from its report.json, or, given two
     /// directories A and B (say, two budgets on the same input), a page comparing them.
     Report {
@@ -210,7 +220,9 @@ pub fn run() -> Result<ExitCode> {
             json,
             dump,
             format,
-        } => inspect::run_all(&files, format, json, dump),
+            roots,
+        } => inspect::run_all(&files, format, roots.as_deref(), json, dump),
+        Command::Book(command) => book::run(command),
         Command::Report { dirs, output } => report::run(&dirs, output.as_deref()),
     }
 }

@@ -13,6 +13,9 @@
 //!   decode kept as wrong positions). Bad records that fit no other format are read as
 //!   the extension says and rejected one by one.
 //! - A UTF-8 byte-order mark at the start of a text file is not part of its first line.
+//! - An opening book ([`crate::book::sniff`]: a DB2016 header or `sfen` + move lines, the
+//!   `.ybb` magic, a `.sbk` name) is refused with a clear error unless a record format is
+//!   named: read as SFEN lines it would lose every move.
 
 use super::input::{io_err, is_zstd, not_a_file, open_stream, read_until_error, InputError};
 use crate::codec::{self, Format};
@@ -75,6 +78,12 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
         reasons.extend(probe_note(f, &sample, known_len));
         return done(f, reasons);
     }
+    if let Some(book) = crate::book::sniff(path, &sample) {
+        return Err(InputError::Detect {
+            path: path.to_path_buf(),
+            reason: book_refusal(book),
+        });
+    }
     if let Some(f) = extension_format(path) {
         reasons.push(format!("extension .{}", f.extension()));
         check_extension(path, f, &sample, known_len)?;
@@ -110,6 +119,22 @@ pub fn detect(path: &Path, explicit: Option<Format>) -> Result<Detection, InputE
     reasons.push("binary (not printable text)".into());
     let f = binary_by_probe(path, &sample, known_len, &mut reasons)?;
     done(f, reasons)
+}
+
+/// Why a book is not read as records: it is positions with their moves, and reading it as
+/// SFEN lines would reject every move line and lose the moves.
+fn book_refusal(book: crate::book::BookFormat) -> String {
+    let what = match book {
+        crate::book::BookFormat::Db => "a YaneuraOu book (DB2016)",
+        crate::book::BookFormat::Ybb => "a YaneuraOu binary book (.ybb)",
+        crate::book::BookFormat::Sbk => "a ShogiGUI book (.sbk)",
+        crate::book::BookFormat::Apery => "an Apery book",
+    };
+    format!(
+        "this is {what}, not records: book cleaning by `posfilter run` is not available yet \
+         (its positions' moves would be lost); `posfilter inspect` reads it and \
+         `posfilter book walk` turns it into start positions"
+    )
 }
 
 /// The first [`PROBE_BYTES`] of the file's (decompressed) stream, without a UTF-8

@@ -232,6 +232,18 @@ impl PieceType {
         PieceType::Gold,
     ];
 
+    /// The seven hand kinds in YaneuraOu's and Apery's order, gold before the sliders
+    /// (P L N S G B R): PackedSfen's hand order, Apery's `ZobHand` rows.
+    pub const HAND_GOLD_FIRST: [PieceType; 7] = [
+        PieceType::Pawn,
+        PieceType::Lance,
+        PieceType::Knight,
+        PieceType::Silver,
+        PieceType::Gold,
+        PieceType::Bishop,
+        PieceType::Rook,
+    ];
+
     /// The piece type with this index, if `< 14`.
     #[inline(always)]
     pub const fn from_index(index: usize) -> Option<PieceType> {

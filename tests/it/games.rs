@@ -435,18 +435,11 @@ pub(crate) fn oracle_read(format: GameFormat, bytes: &[u8]) -> Vec<serde_json::V
     let dir = crate::support::TempDir::new(&format!("oracle-{format}"));
     let path = dir.join(&format!("ours.{}", format.name()));
     std::fs::write(&path, bytes).unwrap();
-    let out = std::process::Command::new("python3")
-        .arg(data("games/oracle_read.py"))
-        .arg(format.name())
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = crate::support::python([
+        data("games/oracle_read.py").into_os_string(),
+        format.name().into(),
+        path.into_os_string(),
+    ]);
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()

@@ -32,11 +32,12 @@ const LONG_FNS: &[(&str, &str, &str)] = &[];
 
 /// The library's layers, lowest first (`lib.rs`): a file may use its own layer and those
 /// below it. `hugepages` and `prefetch` are helpers below every layer.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "hugepages",
     "prefetch",
     "shogi",
     "codec",
+    "book",
     "io",
     "mate",
     "filter",

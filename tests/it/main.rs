@@ -2,6 +2,8 @@
 //! independent truth; `support` holds shared helpers. Data lives in tests/data (see its
 //! README).
 
+mod book;
+mod book_walk;
 mod browser;
 mod cluster;
 mod cluster_games;

@@ -18,15 +18,7 @@ pub(crate) const fn suffix(kind: PieceType, owner: u8) -> u8 {
 }
 
 /// Hand kinds in the order the encoders write them (the current YaneuraOu / cshogi order).
-pub(crate) const WRITE_ORDER: [PieceType; 7] = [
-    PieceType::Pawn,
-    PieceType::Lance,
-    PieceType::Knight,
-    PieceType::Silver,
-    PieceType::Gold,
-    PieceType::Bishop,
-    PieceType::Rook,
-];
+pub(crate) const WRITE_ORDER: [PieceType; 7] = PieceType::HAND_GOLD_FIRST;
 
 /// The code tables of one format.
 pub(crate) struct Scheme {
