@@ -390,6 +390,23 @@ impl Report {
 mod tests {
     use super::*;
 
+    /// A report of a 2-second run on 2 threads with these counts.
+    fn report_of(records: Counts, tallies: Tallies) -> Report {
+        Report {
+            records,
+            tallies,
+            seconds: 2.0,
+            positions_per_second: 1.0,
+            threads: 2,
+            inputs: Vec::new(),
+            config: serde_json::Value::Null,
+            version: String::new(),
+            replaced_files: 0,
+            resumed_from: Vec::new(),
+            record: Default::default(),
+        }
+    }
+
     #[test]
     fn reconcile_detects_a_lost_record() {
         let mut c = Counts {
@@ -417,17 +434,8 @@ mod tests {
         let mut tallies = Tallies::default();
         tallies.rejected_reasons.insert("unreadable".into(), 1);
         let report = Report {
-            records,
-            tallies,
-            seconds: 2.0,
             positions_per_second: 61_728_394.5,
-            threads: 2,
-            inputs: Vec::new(),
-            config: serde_json::Value::Null,
-            version: String::new(),
-            replaced_files: 0,
-            resumed_from: Vec::new(),
-            record: Default::default(),
+            ..report_of(records, tallies)
         };
         let table = report.summary_table();
         let lines: Vec<&str> = table.lines().collect();
@@ -461,19 +469,7 @@ mod tests {
             ..Default::default()
         };
         tallies.unknown_kept = 4;
-        let report = Report {
-            records,
-            tallies,
-            seconds: 1.0,
-            positions_per_second: 100.0,
-            threads: 1,
-            inputs: Vec::new(),
-            config: serde_json::Value::Null,
-            version: String::new(),
-            replaced_files: 0,
-            resumed_from: Vec::new(),
-            record: Default::default(),
-        };
+        let report = report_of(records, tallies);
         let table = report.summary_table();
         // Each row: the name (maybe two words), the count, the share.
         let rows: Vec<(String, u64)> = table

@@ -372,8 +372,9 @@ fn rejects_of_one_reason_past_1000_in_a_file_make_one_summary_line() {
         (o.status.code().unwrap_or(-1), err)
     };
     let full = dir.join("full");
+    // Completed, but nearly every record was rejected: status 1.
     let (code, err) = run(&full, None, false);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "{err}");
     let lines = jsonl_lines(&full.join("rejected.jsonl"));
     let summaries: Vec<&Value> = lines.iter().filter(|l| l["summary"] == true).collect();
     assert_eq!(
@@ -424,7 +425,7 @@ fn rejects_of_one_reason_past_1000_in_a_file_make_one_summary_line() {
         let out = dir.join(&format!("stop{stop}"));
         assert_eq!(run(&out, Some(stop), false).0, 75, "stop {stop}");
         let (code, err) = run(&out, None, true);
-        assert_eq!(code, 0, "stop {stop}: {err}");
+        assert_eq!(code, 1, "stop {stop}: {err}");
         same_outputs(&full, &out, &[]);
     }
 }
