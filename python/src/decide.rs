@@ -109,7 +109,7 @@ impl PyDecider {
     #[new]
     fn new(settings: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<PyDecider> {
         let raw = overrides::apply("", Path::new("settings"), &settings)?;
-        let decider = Decider::new(&raw).map_err(crate::run::config_error)?;
+        let decider = Decider::new(&raw).map_err(|e| overrides::refused(e, &settings))?;
         Ok(PyDecider {
             inner: Mutex::new(decider),
         })

@@ -34,7 +34,8 @@ pub fn run<'py>(
         log_every: Some(0.0),
         resume,
     };
-    let mut config = Config::resolve(raw, &config_path, &flags).map_err(config_error)?;
+    let mut config = Config::resolve(raw, &config_path, &flags)
+        .map_err(|e| overrides::refused(e, &overrides))?;
     let control = Arc::new(RunControl::new());
     config.set_control(control.clone());
     let report_progress = |py: Python<'_>| -> PyResult<()> {

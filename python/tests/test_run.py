@@ -105,6 +105,29 @@ def test_bad_overrides_raise_value_error_naming_the_key(tmp_path, overrides, mes
         posfilter.run(config, out=tmp_path / "o", progress=False, **overrides)
 
 
+@pytest.mark.parametrize(
+    "overrides,expected",
+    [
+        ({"output__shard_records": -1},
+         "override output.shard_records = -1: invalid value: integer `-1`, expected u64"),
+        ({"output__zstd_level": 99},
+         "override output.zstd_level = 99: `output.zstd_level`: 99 is outside 1..=22"),
+        ({"filter__mate__nodes": 0},
+         "override filter.mate.nodes = 0: `filter.mate.nodes`: must be at least 1 when the mate filter is enabled"),
+    ],
+)
+def test_a_refused_override_is_named_not_a_line_of_a_toml_never_written(tmp_path, overrides, expected):
+    # The message quoted line 46 of the TOML built for the overrides ("46 | shard_records = -1").
+    config = make_config(tmp_path)
+    with pytest.raises(ValueError) as raised:
+        posfilter.run(config, out=tmp_path / "o", progress=False, **overrides)
+    assert str(raised.value) == expected
+    if "zstd_level" not in expected:  # decide checks [filter] and [workers] keys only
+        with pytest.raises(ValueError) as raised:
+            posfilter.Decider(**overrides)
+        assert str(raised.value) == expected
+
+
 def test_missing_files_raise_os_errors(tmp_path):
     with pytest.raises(FileNotFoundError):
         posfilter.run(tmp_path / "none.toml")
