@@ -284,14 +284,8 @@ fn push_check_drops(
             }
         }
     }
-    for pt in [
-        PieceType::Lance,
-        PieceType::Knight,
-        PieceType::Silver,
-        PieceType::Gold,
-        PieceType::Bishop,
-        PieceType::Rook,
-    ] {
+    // The hand kinds after the pawn, in the order the drops have always been generated.
+    for &pt in &PieceType::HAND_GOLD_FIRST[1..] {
         if hand.has(pt) {
             // A piece dropped on a check square can always move again from there (lance
             // and knight check squares are never on their dead ranks), so no rank rule is

@@ -42,10 +42,7 @@ fn walk(book: &Path, out: &Path, args: &[&str]) -> serde_json::Value {
 
 fn replay(path: &Path) -> Vec<serde_json::Value> {
     let script = data("book/oracle_replay.py").into_os_string();
-    let text = crate::support::python([script, path.as_os_str().to_owned()]);
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    crate::support::python_json_lines([script, path.as_os_str().to_owned()])
 }
 
 #[test]

@@ -435,14 +435,11 @@ pub(crate) fn oracle_read(format: GameFormat, bytes: &[u8]) -> Vec<serde_json::V
     let dir = crate::support::TempDir::new(&format!("oracle-{format}"));
     let path = dir.join(&format!("ours.{}", format.name()));
     std::fs::write(&path, bytes).unwrap();
-    let text = crate::support::python([
+    crate::support::python_json_lines([
         data("games/oracle_read.py").into_os_string(),
         format.name().into(),
         path.into_os_string(),
-    ]);
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    ])
 }
 
 #[test]

@@ -114,3 +114,15 @@ pub fn python<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> S
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// Runs `python3 ARGS…` (an oracle script printing one JSON object a line) and returns the
+/// objects.
+#[allow(dead_code)]
+pub fn python_json_lines<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> Vec<serde_json::Value> {
+    python(args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
